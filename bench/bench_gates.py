@@ -1,0 +1,115 @@
+"""Benchmark gate extraction (run on demand; prints a table).
+
+A width-325 LSTM character model (V = 84, embedding 128, PyTorch default
+initialisation) over a 32 x 128 probe set of random characters, three ways:
+
+- ``module forward``: one pass of ``nn.LSTM`` over the embedded probe set;
+- ``extract_gates``: :func:`gatedrnn.gates.extract_gates` (that forward pass,
+  one batched matmul for every gate at every position, an elementwise
+  cell-state scan, conversion to NumPy);
+- ``python step loop``: the same gates recomputed one time step at a time in
+  Python (two matmuls per step), the way a naive recomputation would do it.
+
+Each is timed ``--repeats`` times after one warm-up; the table gives the median
+and the ratio to the module's forward pass.
+
+    PYTHONPATH=src python bench/bench_gates.py [--threads 1] [--repeats 7] [--device cpu]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+import torch
+
+from gatedrnn.gates import extract_gates, manual_step_check
+from gatedrnn.model import CharModel
+
+VOCAB, EMBED, WIDTH, LINES, LENGTH = 84, 128, 325, 32, 128
+
+
+def step_loop_gates(model: CharModel, tokens: torch.Tensor) -> dict[str, np.ndarray]:
+    """LSTM gates recomputed one time step at a time (the reference being beaten)."""
+    rnn = model.rnn
+    w_ih, w_hh, b_ih, b_hh = rnn.weight_ih_l0, rnn.weight_hh_l0, rnn.bias_ih_l0, rnn.bias_hh_l0
+    with torch.no_grad():
+        x = model.embed(tokens)
+        batch, steps, _ = x.shape
+        h = x.new_zeros(batch, model.hidden)
+        c = x.new_zeros(batch, model.hidden)
+        out = {k: [] for k in ("i", "f", "g", "o", "c", "h")}
+        for t in range(steps):
+            pre_i, pre_f, pre_g, pre_o = (x[:, t] @ w_ih.T + b_ih + h @ w_hh.T + b_hh).chunk(4, dim=-1)
+            i, f, o = torch.sigmoid(pre_i), torch.sigmoid(pre_f), torch.sigmoid(pre_o)
+            g = torch.tanh(pre_g)
+            c = f * c + i * g
+            h = o * torch.tanh(c)
+            for name, value in zip("ifgoch", (i, f, g, o, c, h), strict=True):
+                out[name].append(value)
+    return {k: torch.stack(v, dim=1).cpu().numpy() for k, v in out.items()}
+
+
+def module_forward(model: CharModel, tokens: torch.Tensor) -> None:
+    with torch.no_grad():
+        out, _ = model.rnn(model.embed(tokens))
+        out.cpu()
+
+
+def median_seconds(fn, repeats: int, device: torch.device) -> float:
+    fn()  # warm-up
+    times = []
+    for _ in range(repeats):
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+        start = time.perf_counter()
+        fn()
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--device", default="cpu")
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    device = torch.device(args.device)
+
+    torch.manual_seed(0)
+    model = CharModel(VOCAB, "lstm", WIDTH, embed_dim=EMBED).to(device).eval()
+    tokens = torch.randint(0, VOCAB, (LINES, LENGTH), generator=torch.Generator().manual_seed(1))
+    tokens = tokens.to(device)
+
+    batched, looped = extract_gates(model, tokens), step_loop_gates(model, tokens)
+    agreement = max(float(np.abs(batched[k] - looped[k]).max()) for k in looped)
+    check = manual_step_check(model, tokens)
+
+    timings = {
+        "module forward": median_seconds(lambda: module_forward(model, tokens), args.repeats, device),
+        "extract_gates": median_seconds(lambda: extract_gates(model, tokens), args.repeats, device),
+        "python step loop": median_seconds(lambda: step_loop_gates(model, tokens), args.repeats, device),
+    }
+    forward = timings["module forward"]
+    print(
+        f"LSTM width {WIDTH}, V {VOCAB}, embed {EMBED}, probe {LINES} x {LENGTH}; "
+        f"device {device}, {args.threads} thread(s), median of {args.repeats}"
+    )
+    print(f"{'method':<18} {'ms':>9} {'x forward':>10}")
+    for name, seconds in timings.items():
+        print(f"{name:<18} {seconds * 1e3:9.2f} {seconds / forward:10.2f}")
+    print(f"step loop / extract_gates: {timings['python step loop'] / timings['extract_gates']:.2f}")
+    print(f"max |batched - step loop| over all gates and states: {agreement:.2e}")
+    print(
+        f"manual_step_check: hidden {check['max_abs_diff_hidden']:.2e}, "
+        f"final cell {check['max_abs_diff_final_cell']:.2e}"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,88 @@
+"""Vocabulary, the contiguous train/validation split, and window sampling.
+
+Everything here is a pure function of its arguments: the training windows come
+from a ``torch.Generator`` the caller owns (and checkpoints), the validation and
+probe windows sit at fixed, evenly spaced offsets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """Characters sorted by code point; ids are positions in that order."""
+
+    chars: str
+
+    @classmethod
+    def from_text(cls, text: str) -> "Vocabulary":
+        return cls("".join(sorted(set(text))))
+
+    def __len__(self) -> int:
+        return len(self.chars)
+
+    def encode(self, text: str) -> torch.Tensor:
+        index = {c: i for i, c in enumerate(self.chars)}
+        try:
+            ids = [index[c] for c in text]
+        except KeyError as err:
+            raise ValueError(f"character {err.args[0]!r} is not in the vocabulary") from None
+        return torch.tensor(ids, dtype=torch.long)
+
+    def decode(self, ids) -> str:
+        return "".join(self.chars[int(i)] for i in ids)
+
+
+def split_train_val(ids: torch.Tensor, train_fraction: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """Contiguous split: the first ``train_fraction`` for training, the rest for validation."""
+    if not 0.0 < train_fraction < 1.0:
+        raise ValueError(f"train_fraction must lie in (0, 1), got {train_fraction}")
+    cut = int(len(ids) * train_fraction)
+    return ids[:cut], ids[cut:]
+
+
+def even_offsets(n_positions: int, count: int, length: int) -> np.ndarray:
+    """``count`` window starts, evenly spaced, each window of ``length`` fitting inside."""
+    last = n_positions - length
+    if last < 0:
+        raise ValueError(
+            f"a window of {length} characters does not fit in {n_positions} characters; "
+            "use a larger corpus or a shorter seq_len"
+        )
+    return np.linspace(0, last, count).round().astype(np.int64)
+
+
+def fixed_windows(ids: torch.Tensor, count: int, length: int) -> torch.Tensor:
+    """``count`` windows of ``length`` ids at evenly spaced offsets, shape (count, length)."""
+    starts = torch.from_numpy(even_offsets(len(ids), count, length))
+    return ids[starts[:, None] + torch.arange(length)]
+
+
+def validation_windows(val_ids: torch.Tensor, count: int, seq_len: int) -> torch.Tensor:
+    """Fixed validation windows of ``seq_len + 1`` ids (inputs and shifted targets)."""
+    return fixed_windows(val_ids, count, seq_len + 1)
+
+
+def probe_windows(val_ids: torch.Tensor, count: int = 32, length: int = 128) -> torch.Tensor:
+    """The probe set for every gate statistic: ``count`` lines of ``length`` characters
+    at evenly spaced offsets of the validation split (32 x 128 = 4,096 positions)."""
+    return fixed_windows(val_ids, count, length)
+
+
+def sample_windows(
+    train_ids: torch.Tensor, batch_size: int, seq_len: int, generator: torch.Generator
+) -> torch.Tensor:
+    """A batch of ``seq_len + 1`` id windows at uniformly random starts, shape (B, seq_len + 1)."""
+    high = len(train_ids) - seq_len
+    if high < 1:
+        raise ValueError(
+            f"the training split ({len(train_ids)} characters) is shorter than one window "
+            f"of {seq_len + 1}; use a larger corpus or a shorter seq_len"
+        )
+    starts = torch.randint(0, high, (batch_size,), generator=generator)
+    return train_ids[starts[:, None] + torch.arange(seq_len + 1)]

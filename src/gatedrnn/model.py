@@ -1,0 +1,93 @@
+"""The character-level language model of the study.
+
+``Embedding(V, 128) -> one recurrent layer (nn.RNN tanh / nn.GRU / nn.LSTM) of
+width H -> Linear(H, V)``, PyTorch default initialisation, batch-first.
+
+Gate order follows PyTorch: ``nn.LSTM`` weight rows are chunked (i, f, g, o),
+``nn.GRU`` rows (r, z, n) with ``h' = z * h + (1 - z) * n`` (z = fraction kept).
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+CELLS = ("rnn", "gru", "lstm")
+
+# Gate blocks per cell: how many H-row blocks each weight matrix stacks.
+GATE_BLOCKS = {"rnn": 1, "gru": 3, "lstm": 4}
+
+
+class CharModel(nn.Module):
+    """Embedding -> recurrent layer(s) -> linear read-out, all batch-first."""
+
+    def __init__(
+        self,
+        vocab_size: int,
+        cell: str,
+        hidden: int,
+        embed_dim: int = 128,
+        layers: int = 1,
+    ):
+        super().__init__()
+        if cell not in CELLS:
+            raise ValueError(f"unknown cell {cell!r}; choose one of {', '.join(CELLS)}")
+        if hidden < 1 or vocab_size < 1 or embed_dim < 1 or layers < 1:
+            raise ValueError(
+                f"sizes must be positive (vocab {vocab_size}, hidden {hidden}, "
+                f"embed {embed_dim}, layers {layers})"
+            )
+        self.cell = cell
+        self.hidden = hidden
+        self.vocab_size = vocab_size
+        self.embed = nn.Embedding(vocab_size, embed_dim)
+        recurrent = {"rnn": nn.RNN, "gru": nn.GRU, "lstm": nn.LSTM}[cell]
+        self.rnn = recurrent(embed_dim, hidden, num_layers=layers, batch_first=True)
+        self.head = nn.Linear(hidden, vocab_size)
+
+    def forward(self, tokens: torch.Tensor, state=None):
+        """Logits of shape (batch, time, V) and the final recurrent state."""
+        out, state = self.rnn(self.embed(tokens), state)
+        return self.head(out), state
+
+    def hidden_states(self, tokens: torch.Tensor) -> torch.Tensor:
+        """The last layer's hidden-state sequence (batch, time, H), zero initial state."""
+        out, _ = self.rnn(self.embed(tokens))
+        return out
+
+
+def count_parameters(module: nn.Module) -> int:
+    return sum(p.numel() for p in module.parameters())
+
+
+def model_parameters(
+    cell: str, hidden: int, vocab_size: int, embed_dim: int = 128, layers: int = 1
+) -> int:
+    """Closed-form total of :class:`CharModel`'s parameters (PyTorch's two biases per gate).
+
+    Equal to ``count_parameters(CharModel(...))``; written out so that widths can
+    be searched without building modules.
+    """
+    if cell not in CELLS:
+        raise ValueError(f"unknown cell {cell!r}; choose one of {', '.join(CELLS)}")
+    blocks = GATE_BLOCKS[cell]
+    recurrent = 0
+    for layer in range(layers):
+        d_in = embed_dim if layer == 0 else hidden
+        recurrent += blocks * (hidden * d_in + hidden * hidden + 2 * hidden)
+    embedding = vocab_size * embed_dim
+    head = hidden * vocab_size + vocab_size
+    return embedding + recurrent + head
+
+
+def set_forget_bias(model: CharModel, bias: float) -> None:
+    """Open the LSTM forget gate at initialisation: bias_ih forget slice = b, bias_hh's = 0."""
+    if model.cell != "lstm":
+        raise ValueError(f"a forget-gate bias applies to the LSTM only, not {model.cell!r}")
+    H = model.hidden
+    with torch.no_grad():
+        for name, p in model.rnn.named_parameters():
+            if name.startswith("bias_ih"):
+                p[H : 2 * H] = bias
+            elif name.startswith("bias_hh"):
+                p[H : 2 * H] = 0.0

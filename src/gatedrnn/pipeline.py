@@ -1,0 +1,113 @@
+"""From files to a trained model and back: what the ``train`` rule does.
+
+Kept apart from :mod:`gatedrnn.train` (the loop) so that the loop stays free of
+file formats, and the rule script stays a single call.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+import pandas as pd
+import torch
+
+from .corpus import atomic_write_bytes
+from .data import Vocabulary, split_train_val
+from .train import TrainConfig, atomic_torch_save, config_hash, summarise, train_model
+from .widths import resolve_width
+
+
+def load_corpus(corpus_path, provenance_path) -> tuple[str, dict, Vocabulary]:
+    text = Path(corpus_path).read_text(encoding="utf-8")
+    provenance = json.loads(Path(provenance_path).read_text())
+    return text, provenance, Vocabulary.from_text(text)
+
+
+def corpus_splits(corpus_path, provenance_path, train_fraction: float):
+    """(vocabulary, train ids, validation ids, provenance) of the workflow's corpus."""
+    text, provenance, vocab = load_corpus(corpus_path, provenance_path)
+    train_ids, val_ids = split_train_val(vocab.encode(text), train_fraction)
+    return vocab, train_ids, val_ids, provenance
+
+
+def train_one(
+    *,
+    corpus_path,
+    provenance_path,
+    cell: str,
+    width_token: str,
+    seed: int,
+    regime: str,
+    train_config: dict,
+    train_fraction: float,
+    checkpoint_dir,
+    checkpoint_every: int,
+    device: str,
+    threads: int,
+    outputs,
+    log=print,
+) -> dict:
+    """Train one model and write ``outputs.model``, ``.history`` and ``.summary``."""
+    torch.set_num_threads(threads)
+    cfg = TrainConfig(**train_config)
+    vocab, train_ids, val_ids, provenance = corpus_splits(corpus_path, provenance_path, train_fraction)
+    width = resolve_width(width_token, cell, len(vocab), cfg.embed_dim, cfg.layers)
+    identity = {
+        "cell": cell,
+        "width": width,
+        "seed": seed,
+        "corpus_sha256": provenance["corpus_sha256"],
+        "train_fraction": train_fraction,
+    }
+    log(f"{cell} width {width} ({width_token}) seed {seed} regime {regime}; {threads} threads")
+    for output in (outputs.model, outputs.history, outputs.summary):
+        Path(output).parent.mkdir(parents=True, exist_ok=True)
+
+    started = time.perf_counter()
+    result = train_model(
+        cell=cell,
+        hidden=width,
+        seed=seed,
+        vocab_size=len(vocab),
+        train_ids=train_ids,
+        val_ids=val_ids,
+        cfg=cfg,
+        checkpoint_dir=Path(checkpoint_dir),
+        checkpoint_every=checkpoint_every,
+        identity=identity,
+        device=device,
+        log=log,
+    )
+    wall = time.perf_counter() - started
+
+    summary = summarise(
+        result,
+        cell=cell,
+        width=width,
+        seed=seed,
+        extra={
+            "model": f"{cell}_{width_token}",
+            "width_token": width_token,
+            "regime": regime,
+            "vocab_size": len(vocab),
+            "train_config": asdict(cfg),
+            "config_hash": config_hash({"train": asdict(cfg), "identity": identity}),
+            "corpus_sha256": provenance["corpus_sha256"],
+            "resumed_from_step": result.resumed_from,
+            "wall_seconds": wall,
+            "threads": threads,
+            "slurm_job_id": os.environ.get("SLURM_JOB_ID"),
+        },
+    )
+    atomic_torch_save(result.model.state_dict(), Path(outputs.model))
+    history = pd.DataFrame(result.history, columns=["step", "train_loss", "val_loss"])
+    atomic_write_bytes(outputs.history, history.to_csv(index=False).encode())
+    atomic_write_bytes(outputs.summary, (json.dumps(summary, indent=2) + "\n").encode())
+    shutil.rmtree(checkpoint_dir, ignore_errors=True)  # the model is final; checkpoints are spent
+    log(f"best val_loss {result.best_val_loss:.4f} at step {result.best_step}; {wall:.1f} s")
+    return summary

@@ -1,0 +1,43 @@
+"""Glue for the workflow's rule scripts: logging to the rule's ``log:`` file and
+clear failures (a message naming the problem and the fix, not a bare traceback)."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import traceback
+from pathlib import Path
+from typing import Callable
+
+from .corpus import CorpusError
+from .train import TrainingDiverged
+
+# Errors whose message already says what is wrong and how to fix it.
+EXPECTED_ERRORS = (CorpusError, TrainingDiverged, ValueError, FileNotFoundError, PermissionError, OSError)
+
+
+def run_logged(log_path: str, main: Callable[[Callable[[str], None]], None]) -> None:
+    """Run ``main(log)`` with stdout/stderr going to ``log_path``.
+
+    An expected error is written to the log and to the console as one line
+    ``ERROR: ...`` and the process exits with status 1; anything else keeps its
+    traceback in the log.
+    """
+    Path(log_path).parent.mkdir(parents=True, exist_ok=True)
+    console = sys.__stderr__
+    with open(log_path, "w", buffering=1) as log_file:
+
+        def log(message: str) -> None:
+            print(message, file=log_file, flush=True)
+
+        with contextlib.redirect_stdout(log_file), contextlib.redirect_stderr(log_file):
+            try:
+                main(log)
+            except EXPECTED_ERRORS as err:
+                message = f"ERROR: {err}"
+                log(message)
+                print(message, file=console, flush=True)
+                sys.exit(1)
+            except Exception:
+                traceback.print_exc(file=log_file)
+                raise

@@ -1,0 +1,51 @@
+"""Budget-matched widths, computed from the vocabulary (never typed in).
+
+A width token in a model name is either ``w<H>`` (literal width H) or
+``budget<R>``: the largest width whose model has no more parameters than the
+reference LSTM of width R on the same vocabulary.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .model import CELLS, model_parameters
+
+REFERENCE_CELL = "lstm"
+WIDTH_TOKEN = re.compile(r"^(?:w(?P<literal>[1-9][0-9]*)|budget(?P<budget>[1-9][0-9]*))$")
+
+
+def matched_width(
+    cell: str, reference_width: int, vocab_size: int, embed_dim: int = 128, layers: int = 1
+) -> int:
+    """Largest H with params(cell, H) <= params(lstm, reference_width)."""
+    if cell not in CELLS:
+        raise ValueError(f"unknown cell {cell!r}; choose one of {', '.join(CELLS)}")
+    budget = model_parameters(REFERENCE_CELL, reference_width, vocab_size, embed_dim, layers)
+    if model_parameters(cell, 1, vocab_size, embed_dim, layers) > budget:
+        raise ValueError(f"no {cell} width fits the budget of {budget} parameters")
+    # params grow strictly with H: bisect on [lo, hi) with lo feasible, hi infeasible.
+    lo, hi = 1, 2
+    while model_parameters(cell, hi, vocab_size, embed_dim, layers) <= budget:
+        lo, hi = hi, hi * 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if model_parameters(cell, mid, vocab_size, embed_dim, layers) <= budget:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def resolve_width(
+    token: str, cell: str, vocab_size: int, embed_dim: int = 128, layers: int = 1
+) -> int:
+    """The integer width a token stands for on this vocabulary."""
+    m = WIDTH_TOKEN.match(token)
+    if m is None:
+        raise ValueError(
+            f"width token {token!r} is neither 'w<H>' (e.g. w325) nor 'budget<R>' (e.g. budget325)"
+        )
+    if m["literal"]:
+        return int(m["literal"])
+    return matched_width(cell, int(m["budget"]), vocab_size, embed_dim, layers)

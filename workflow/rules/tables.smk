@@ -1,0 +1,89 @@
+# The first tables: the GRU-against-LSTM comparison (D3, D4), the matched
+# widths (A4's second table) and the validation curves (E2).
+
+TABLE_TARGETS = [
+    "results/tables/matched_widths.csv",
+    "results/tables/gru_vs_lstm.csv",
+    "results/tables/gru_advantage_split.csv",
+    "results/tables/val_loss_curves.csv",
+    "results/figures/val_loss_curves.png",
+]
+
+
+rule matched_widths:
+    """Total parameters of every grid model and how each matched width was found."""
+    input:
+        provenance=CORPUS_PROVENANCE,
+    output:
+        "results/tables/matched_widths.csv",
+    params:
+        models=[model_id(cell, width) for cell, width in GRID],
+        reference_width=REFERENCE_WIDTH,
+        embed_dim=config["train"]["embed_dim"],
+        layers=config["train"]["layers"],
+    log:
+        "results/logs/matched_widths.log",
+    conda:
+        "../../envs/gatedrnn.yaml"
+    script:
+        "../scripts/matched_widths.py"
+
+
+rule gru_vs_lstm:
+    """Best validation loss per seed and the median, for the comparison's models (D3)."""
+    input:
+        summaries=grid_files("summary.json", models=COMPARISON),
+    output:
+        "results/tables/gru_vs_lstm.csv",
+    log:
+        "results/logs/gru_vs_lstm.log",
+    conda:
+        "../../envs/gatedrnn.yaml"
+    script:
+        "../scripts/gru_vs_lstm.py"
+
+
+rule gru_advantage_split:
+    """The LSTM-GRU gap split into structure (same width) and width (same budget) (D4)."""
+    input:
+        "results/tables/gru_vs_lstm.csv",
+    output:
+        "results/tables/gru_advantage_split.csv",
+    params:
+        reference_lstm=model_id(*REFERENCE_LSTM),
+        width_matched_gru=model_id(*WIDTH_MATCHED_GRU),
+        budget_matched_gru=model_id(*BUDGET_MATCHED_GRU),
+    log:
+        "results/logs/gru_advantage_split.log",
+    conda:
+        "../../envs/gatedrnn.yaml"
+    script:
+        "../scripts/gru_advantage_split.py"
+
+
+rule val_loss_curves:
+    """Validation loss against step for every trained grid model, long form (E2)."""
+    input:
+        histories=grid_files("history.csv"),
+        summaries=grid_files("summary.json"),
+    output:
+        "results/tables/val_loss_curves.csv",
+    log:
+        "results/logs/val_loss_curves.log",
+    conda:
+        "../../envs/gatedrnn.yaml"
+    script:
+        "../scripts/val_loss_curves.py"
+
+
+rule val_loss_curves_figure:
+    input:
+        "results/tables/val_loss_curves.csv",
+    output:
+        "results/figures/val_loss_curves.png",
+    log:
+        "results/logs/val_loss_curves_figure.log",
+    conda:
+        "../../envs/gatedrnn.yaml"
+    script:
+        "../scripts/val_loss_curves_figure.py"

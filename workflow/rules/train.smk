@@ -1,0 +1,30 @@
+rule train:
+    """Train one (cell, width, seed) model under a named regime; resumes from checkpoints."""
+    input:
+        corpus=CORPUS,
+        provenance=CORPUS_PROVENANCE,
+    output:
+        model="results/models/{regime}/{cell}_{width}_s{seed}/model.pt",
+        history="results/models/{regime}/{cell}_{width}_s{seed}/history.csv",
+        summary="results/models/{regime}/{cell}_{width}_s{seed}/summary.json",
+    params:
+        train=lambda wildcards: regime_train_config(wildcards.regime),
+        train_fraction=config["split"]["train_fraction"],
+        checkpoint_every=config["train"]["checkpoint_every"],
+        device=config["train"]["device"],
+        checkpoint_dir=lambda wildcards: (
+            f"results/checkpoints/{wildcards.regime}/"
+            f"{wildcards.cell}_{wildcards.width}_s{wildcards.seed}"
+        ),
+    log:
+        "results/logs/train/{regime}/{cell}_{width}_s{seed}.log",
+    benchmark:
+        "results/benchmarks/train/{regime}/{cell}_{width}_s{seed}.tsv"
+    threads: config["train"]["threads"]
+    resources:
+        mem_mb=config["train"]["mem_mb"],
+        runtime=config["train"]["runtime"],
+    conda:
+        "../../envs/gatedrnn.yaml"
+    script:
+        "../scripts/train.py"

@@ -1,0 +1,14 @@
+"""Rule grad_reach_init_figure (gatedrnn.plots.plot_grad_reach_init)."""
+
+import pandas as pd
+
+from gatedrnn.plots import plot_grad_reach_init
+from gatedrnn.scripting import run_logged
+
+
+def main(log):
+    plot_grad_reach_init(pd.read_csv(snakemake.input.table), snakemake.output.figure)
+    log(f"wrote {snakemake.output.figure}")
+
+
+run_logged(snakemake.log[0], main)

@@ -1,0 +1,16 @@
+"""Rule gru_vs_lstm (gatedrnn.tables.gru_vs_lstm_table)."""
+
+import json
+
+from gatedrnn.scripting import run_logged
+from gatedrnn.tables import gru_vs_lstm_table
+
+
+def main(log):
+    summaries = [json.loads(open(path).read()) for path in snakemake.input.summaries]
+    table = gru_vs_lstm_table(summaries)
+    table.to_csv(snakemake.output[0], index=False)
+    log(table.to_string())
+
+
+run_logged(snakemake.log[0], main)

@@ -1,0 +1,26 @@
+"""Rule train: one (cell, width, seed) model (gatedrnn.train.train_model)."""
+
+from gatedrnn.pipeline import train_one
+from gatedrnn.scripting import run_logged
+
+
+def main(log):
+    train_one(
+        corpus_path=snakemake.input.corpus,
+        provenance_path=snakemake.input.provenance,
+        cell=snakemake.wildcards.cell,
+        width_token=snakemake.wildcards.width,
+        seed=int(snakemake.wildcards.seed),
+        regime=snakemake.wildcards.regime,
+        train_config=snakemake.params.train,
+        train_fraction=snakemake.params.train_fraction,
+        checkpoint_dir=snakemake.params.checkpoint_dir,
+        checkpoint_every=snakemake.params.checkpoint_every,
+        device=snakemake.params.device,
+        threads=snakemake.threads,
+        outputs=snakemake.output,
+        log=log,
+    )
+
+
+run_logged(snakemake.log[0], main)
