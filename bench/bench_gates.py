@@ -8,7 +8,9 @@ initialisation) over a 32 x 128 probe set of random characters, three ways:
   one batched matmul for every gate at every position, an elementwise
   cell-state scan, conversion to NumPy);
 - ``python step loop``: the same gates recomputed one time step at a time in
-  Python (two matmuls per step), the way a naive recomputation would do it.
+  Python (two matmuls per step), the way a naive recomputation would do it;
+- ``step loop + forward``: that loop plus the module's forward pass, which a
+  manual-step check needs as well (like for like with ``extract_gates``).
 
 Each is timed ``--repeats`` times after one warm-up; the table gives the median
 and the ratio to the module's forward pass.
@@ -96,14 +98,16 @@ def main() -> None:
         "python step loop": median_seconds(lambda: step_loop_gates(model, tokens), args.repeats, device),
     }
     forward = timings["module forward"]
+    timings["step loop + forward"] = timings["python step loop"] + forward
     print(
         f"LSTM width {WIDTH}, V {VOCAB}, embed {EMBED}, probe {LINES} x {LENGTH}; "
         f"device {device}, {args.threads} thread(s), median of {args.repeats}"
     )
-    print(f"{'method':<18} {'ms':>9} {'x forward':>10}")
+    print(f"{'method':<20} {'ms':>9} {'x forward':>10}")
     for name, seconds in timings.items():
-        print(f"{name:<18} {seconds * 1e3:9.2f} {seconds / forward:10.2f}")
-    print(f"step loop / extract_gates: {timings['python step loop'] / timings['extract_gates']:.2f}")
+        print(f"{name:<20} {seconds * 1e3:9.2f} {seconds / forward:10.2f}")
+    for name in ("python step loop", "step loop + forward"):
+        print(f"{name} / extract_gates: {timings[name] / timings['extract_gates']:.2f}")
     print(f"max |batched - step loop| over all gates and states: {agreement:.2e}")
     print(
         f"manual_step_check: hidden {check['max_abs_diff_hidden']:.2e}, "

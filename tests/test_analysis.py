@@ -197,7 +197,8 @@ def gated_lstm(forget: float) -> CharModel:
     return model
 
 
-def test_cell_state_decay_closed_form():
+@pytest.mark.parametrize("float64,rtol", [(True, 1e-9), (False, 1e-5)])
+def test_cell_state_decay_closed_form(float64, rtol):
     forget = 0.8
     model = gated_lstm(forget)
     gen = torch.Generator().manual_seed(0)
@@ -205,12 +206,15 @@ def test_cell_state_decay_closed_form():
     tokens[:, 10] = SPECIAL - 1
     changed = perturb_one_char(tokens, V, position=10)
     assert (changed[:, 10] == SPECIAL).all()
-    decay = cell_state_decay(model, tokens, position=10, steps=32)
+    decay = cell_state_decay(model, tokens, position=10, steps=32, float64=float64)
+    rnn = model.rnn  # the forget gate the float32 biases actually give
+    forget = torch.sigmoid(rnn.bias_ih_l0[H].double() + rnn.bias_hh_l0[H].double()).item()
     expected = forget ** np.arange(33)
+    assert next(model.parameters()).dtype == torch.float32  # the caller's model is untouched
     assert list(decay.columns) == ["k", "measured", "forget_alone"]
     np.testing.assert_array_equal(decay["k"], np.arange(33))
-    np.testing.assert_allclose(decay["measured"], expected, rtol=1e-5)
-    np.testing.assert_allclose(decay["forget_alone"], expected, rtol=1e-5)
+    np.testing.assert_allclose(decay["measured"], expected, rtol=rtol)
+    np.testing.assert_allclose(decay["forget_alone"], expected, rtol=rtol)
     assert curve_half_life(decay["measured"]) == pytest.approx(half_life(forget), rel=1e-4)
 
 
@@ -245,14 +249,15 @@ def constant_update_gru(update: float) -> CharModel:
     return model
 
 
-def test_hidden_state_decay_closed_form():
+@pytest.mark.parametrize("float64,atol", [(True, 1e-12), (False, 1e-6)])
+def test_hidden_state_decay_closed_form(float64, atol):
     torch.manual_seed(0)
     update = 0.7
     model = constant_update_gru(update)
     tokens = torch.randint(0, V, (3, 40), generator=torch.Generator().manual_seed(4))
-    decay = hidden_state_decay(model, tokens, position=5, steps=30)
+    decay = hidden_state_decay(model, tokens, position=5, steps=30, float64=float64)
     # float32 states: the difference carries ~1e-7 absolute rounding
-    np.testing.assert_allclose(decay["measured"], update ** np.arange(31), rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(decay["measured"], update ** np.arange(31), rtol=1e-4, atol=atol)
     assert state_half_life(model, tokens, position=5, steps=30) == pytest.approx(half_life(update), rel=1e-3)
 
 

@@ -18,6 +18,10 @@ Choices fixed here (the README repeats them):
   the state difference, per line; the curve is the mean over lines of that norm
   at ``k`` steps after the change divided by the mean over lines at ``k = 0``
   (the state right after reading the changed character), for k = 0..32.
+- The perturbation runs use a float64 copy of the (float32) trained weights by
+  default (``float64=True``): the difference of two float32 runs carries
+  rounding of about 1e-7 of the state, which would otherwise be the floor of
+  fast-decaying curves. Gate statistics use the float32 gates as extracted.
 - "Forget gate alone" rolls the first cell-state difference forward multiplying
   only by the ORIGINAL run's forget gates: ``dc_{p+k} = dc_p * f_{p+1} ... f_{p+k}``.
 - Half-life of a decay curve: the steps until it first falls to 0.5,
@@ -32,11 +36,13 @@ Choices fixed here (the README repeats them):
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pandas as pd
 import torch
 
-from .gates import extract_gates, run_layer
+from .gates import recompute_layer, run_layer
 from .model import CharModel
 from .reach import char_model_gradient_reach
 
@@ -245,6 +251,16 @@ def curve_half_life(curve, level: float = 0.5) -> float:
     return float(k - 1 + (np.log(before) - np.log(level)) / (np.log(before) - np.log(after)))
 
 
+def _for_differences(model: CharModel, float64: bool) -> CharModel:
+    """The model in eval mode, as a float64 copy when ``float64`` (the original is untouched)."""
+    model = copy.deepcopy(model).double() if float64 else model
+    return model.eval()
+
+
+def _numpy(tensors: dict[str, torch.Tensor]) -> dict[str, np.ndarray]:
+    return {k: v.double().cpu().numpy() for k, v in tensors.items()}
+
+
 def cell_state_decay(
     model: CharModel,
     tokens: torch.Tensor,
@@ -253,22 +269,25 @@ def cell_state_decay(
     shift: int = CHANGE_SHIFT,
     layer: int = 0,
     changed: torch.Tensor | None = None,
+    float64: bool = True,
 ) -> pd.DataFrame:
     """C4: how the LSTM cell-state difference from one changed character decays.
 
     Columns ``k`` (0..steps), ``measured`` (both texts run),
     ``forget_alone`` (the k = 0 difference multiplied only by the original run's
-    forget gates). ``changed`` overrides :func:`perturb_one_char`.
+    forget gates). ``changed`` overrides :func:`perturb_one_char`; ``float64``
+    runs a float64 copy of the model.
     """
     if model.cell != "lstm":
         raise ValueError(f"the cell state belongs to the LSTM, not {model.cell!r}")
     if changed is None:
         changed = perturb_one_char(tokens, model.vocab_size, position, shift)
-    original = extract_gates(model, tokens, layer)
-    perturbed = extract_gates(model, changed, layer)
+    model = _for_differences(model, float64)
+    original = _numpy(recompute_layer(model, tokens, layer))
+    perturbed = _numpy(recompute_layer(model, changed, layer))
     measured = relative_curve(difference_norms(original["c"], perturbed["c"], position, steps))
-    first = perturbed["c"][:, position].astype(np.float64) - original["c"][:, position]
-    forget = original["f"][:, position + 1 : position + steps + 1].astype(np.float64)
+    first = perturbed["c"][:, position] - original["c"][:, position]
+    forget = original["f"][:, position + 1 : position + steps + 1]
     rolled = first[:, None, :] * np.cumprod(forget, axis=1)  # (B, steps, H)
     alone_norms = np.linalg.norm(np.concatenate([first[:, None, :], rolled], axis=1), axis=-1)
     return pd.DataFrame(
@@ -284,14 +303,16 @@ def hidden_state_decay(
     shift: int = CHANGE_SHIFT,
     layer: int = 0,
     changed: torch.Tensor | None = None,
+    float64: bool = True,
 ) -> pd.DataFrame:
     """E1: relative hidden-state difference (the module's own h) k = 0..steps after
-    one changed character, any cell. Columns ``k``, ``measured``."""
+    one changed character, any cell. Columns ``k``, ``measured``. ``float64`` runs
+    a float64 copy of the model."""
     if changed is None:
         changed = perturb_one_char(tokens, model.vocab_size, position, shift)
-    model.eval()
-    original = run_layer(model, tokens, layer).hidden.float().cpu().numpy()
-    perturbed = run_layer(model, changed, layer).hidden.float().cpu().numpy()
+    model = _for_differences(model, float64)
+    original = run_layer(model, tokens, layer).hidden.double().cpu().numpy()
+    perturbed = run_layer(model, changed, layer).hidden.double().cpu().numpy()
     curve = relative_curve(difference_norms(original, perturbed, position, steps))
     return pd.DataFrame({"k": np.arange(steps + 1), "measured": curve})
 
@@ -319,10 +340,11 @@ def state_half_life(
     position: int = CHANGE_POSITION,
     steps: int = DECAY_STEPS,
     shift: int = CHANGE_SHIFT,
+    float64: bool = True,
 ) -> float:
     """E3: half-life of the E1 hidden-state curve (NaN if it stays above 0.5 for
     ``steps`` steps; up to ``T - 1 - position`` steps fit in the window)."""
-    curve = hidden_state_decay(model, tokens, position, steps, shift)["measured"]
+    curve = hidden_state_decay(model, tokens, position, steps, shift, float64=float64)["measured"]
     return curve_half_life(curve.to_numpy())
 
 
@@ -332,6 +354,7 @@ def trained_model_reach(
     position: int = CHANGE_POSITION,
     steps: int = DECAY_STEPS,
     shift: int = CHANGE_SHIFT,
+    float64: bool = True,
 ) -> dict:
     """E3, one trained model on the probe set: ``state_half_life`` (E1's measure)
     and the :func:`gradient_reach_summary` of the last hidden state's gradient
@@ -339,6 +362,6 @@ def trained_model_reach(
     model.eval()
     norms = char_model_gradient_reach(model, tokens, output="hidden")
     return {
-        "state_half_life": state_half_life(model, tokens, position, steps, shift),
+        "state_half_life": state_half_life(model, tokens, position, steps, shift, float64),
         **gradient_reach_summary(norms),
     }

@@ -57,7 +57,7 @@ class CorpusSpec:
     timeout: float = 60.0
 
     @classmethod
-    def from_config(cls, cfg: dict) -> "CorpusSpec":
+    def from_config(cls, cfg: dict) -> CorpusSpec:
         known = {f for f in cls.__dataclass_fields__}
         return cls(**{k: v for k, v in cfg.items() if k in known and v is not None})
 
@@ -152,9 +152,7 @@ def archive_members(data: bytes, pattern: str) -> list[tuple[str, bytes]]:
                 )
             chosen.append((member.name, tar.extractfile(member).read()))
     if not chosen:
-        raise CorpusError(
-            f"no member of the archive matches corpus.members = {pattern!r}; fix the pattern"
-        )
+        raise CorpusError(f"no member of the archive matches corpus.members = {pattern!r}; fix the pattern")
     return sorted(chosen)
 
 
@@ -163,7 +161,7 @@ def decode_utf8(data: bytes, what: str) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as err:
         raise CorpusError(
-            f"{what} is not valid UTF-8 (byte {err.start}: {data[err.start:err.start + 4]!r}); "
+            f"{what} is not valid UTF-8 (byte {err.start}: {data[err.start : err.start + 4]!r}); "
             "convert it to UTF-8 first"
         ) from None
 

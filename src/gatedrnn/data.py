@@ -20,7 +20,7 @@ class Vocabulary:
     chars: str
 
     @classmethod
-    def from_text(cls, text: str) -> "Vocabulary":
+    def from_text(cls, text: str) -> Vocabulary:
         return cls("".join(sorted(set(text))))
 
     def __len__(self) -> int:

@@ -5,7 +5,10 @@ recomputed here from the layer's own weights. The module is run once (zero
 initial state) to get its hidden-state sequence h_1..h_T; with h_{t-1} known at
 every position, all gate pre-activations are one batched matrix product over the
 (batch x time) positions. Only the LSTM cell state needs a scan, and that scan
-is elementwise: ``c_t = f_t * c_{t-1} + i_t * g_t`` with ``c_0 = 0``.
+is elementwise: ``c_t = f_t * c_{t-1} + i_t * g_t`` with ``c_0 = 0``. (For
+layer 0 the input side ``W_ih x_t`` is computed once per vocabulary entry and
+gathered, since x_t is an embedding row.) The module runs with TF32 disabled, so
+on a GPU too the recomputation matches it to float32 rounding.
 
 Conventions (PyTorch's, as in :mod:`gatedrnn.model`):
 
@@ -89,6 +92,7 @@ def _single_layer_copy(rnn: nn.RNNBase, layer: int) -> nn.RNNBase:
 class LayerRun:
     """One layer's input sequence and the module's own outputs for it."""
 
+    tokens: torch.Tensor  # (B, T) the characters read, on the model's device
     inputs: torch.Tensor  # (B, T, D) what the layer reads
     hidden: torch.Tensor  # (B, T, H) the module's h_1..h_T
     final_hidden: torch.Tensor  # (B, H) the module's h_n for this layer
@@ -125,6 +129,7 @@ def run_layer(model: CharModel, tokens: torch.Tensor, layer: int = 0) -> LayerRu
         else:
             hidden, _ = _single_layer_copy(rnn, layer)(inputs)
     return LayerRun(
+        tokens=tokens,
         inputs=inputs,
         hidden=hidden,
         final_hidden=h_n[layer],
@@ -132,18 +137,34 @@ def run_layer(model: CharModel, tokens: torch.Tensor, layer: int = 0) -> LayerRu
     )
 
 
+def _input_projection(model: CharModel, run: LayerRun, layer: int, w_ih, bias) -> torch.Tensor:
+    """``W_ih x_t + bias`` at every position, shape (B * T, blocks * H).
+
+    Layer 0 reads embeddings, so the projection of each vocabulary entry is
+    computed once and gathered per position (the same products, V rows instead
+    of B * T); higher layers project their input sequence directly.
+    """
+    if layer == 0:
+        table = torch.addmm(bias, model.embed.weight, w_ih.T)  # (V, blocks * H)
+        return table[run.tokens.reshape(-1)]
+    return torch.addmm(bias, run.inputs.reshape(-1, run.inputs.shape[-1]), w_ih.T)
+
+
 def _recompute(model: CharModel, run: LayerRun, layer: int) -> dict[str, torch.Tensor]:
     """All gates and recomputed states of one layer, as torch tensors (B, T, H)."""
     w_ih, w_hh, b_ih, b_hh = _layer_weights(model.rnn, layer)
-    x, h = run.inputs, run.hidden
+    h = run.hidden
     B, T, H = h.shape
     h_prev = torch.cat([h.new_zeros(B, 1, H), h[:, :-1]], dim=1)
+    flat_prev = h_prev.reshape(B * T, H)
+    cell = model.cell
     with torch.no_grad():
-        from_input = x @ w_ih.T + b_ih  # (B, T, blocks * H)
-        from_state = h_prev @ w_hh.T + b_hh
-        cell = model.cell
+        if cell in ("lstm", "rnn"):
+            # both biases sit outside any gate product: fold them into the input side
+            pre = _input_projection(model, run, layer, w_ih, b_ih + b_hh)
+            pre = pre.addmm_(flat_prev, w_hh.T).reshape(B, T, -1)
         if cell == "lstm":
-            pre_i, pre_f, pre_g, pre_o = (from_input + from_state).chunk(4, dim=-1)
+            pre_i, pre_f, pre_g, pre_o = pre.chunk(4, dim=-1)
             i, f, o = torch.sigmoid(pre_i), torch.sigmoid(pre_f), torch.sigmoid(pre_o)
             g = torch.tanh(pre_g)
             written = i * g
@@ -154,17 +175,24 @@ def _recompute(model: CharModel, run: LayerRun, layer: int) -> dict[str, torch.T
                 c[:, t] = c_t
             return {"i": i, "f": f, "g": g, "o": o, "c": c, "h": o * torch.tanh(c)}
         if cell == "gru":
+            from_input = _input_projection(model, run, layer, w_ih, b_ih).reshape(B, T, -1)
+            from_state = torch.addmm(b_hh, flat_prev, w_hh.T).reshape(B, T, -1)
             in_r, in_z, in_n = from_input.chunk(3, dim=-1)
             st_r, st_z, st_n = from_state.chunk(3, dim=-1)
             r = torch.sigmoid(in_r + st_r)
             z = torch.sigmoid(in_z + st_z)
-            n = torch.tanh(in_n + r * st_n)
-            return {"r": r, "z": z, "n": n, "h": (1 - z) * n + z * h_prev}
+            n = torch.tanh(torch.addcmul(in_n, r, st_n))
+            return {"r": r, "z": z, "n": n, "h": torch.lerp(n, h_prev, z)}
         if cell == "rnn":
-            pre = from_input + from_state
             act = torch.relu if model.rnn.nonlinearity == "relu" else torch.tanh
             return {"h": act(pre)}
     raise ValueError(f"unknown cell {model.cell!r}")
+
+
+def recompute_layer(model: CharModel, tokens: torch.Tensor, layer: int = 0) -> dict[str, torch.Tensor]:
+    """As :func:`extract_gates`, but torch tensors in the model's own dtype and device."""
+    model.eval()
+    return _recompute(model, run_layer(model, tokens, layer), layer)
 
 
 def extract_gates(model: CharModel, tokens: torch.Tensor, layer: int = 0) -> dict[str, np.ndarray]:
@@ -175,9 +203,7 @@ def extract_gates(model: CharModel, tokens: torch.Tensor, layer: int = 0) -> dic
     state ``h``; GRU ``r, z, n`` plus ``h``; RNN ``h``. ``h`` (and ``c``) are the
     recomputed states, not the module's (see :func:`manual_step_check`).
     """
-    model.eval()
-    run = run_layer(model, tokens, layer)
-    recomputed = _recompute(model, run, layer)
+    recomputed = recompute_layer(model, tokens, layer)
     return {name: value.float().cpu().numpy() for name, value in recomputed.items()}
 
 

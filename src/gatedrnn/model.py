@@ -60,9 +60,7 @@ def count_parameters(module: nn.Module) -> int:
     return sum(p.numel() for p in module.parameters())
 
 
-def model_parameters(
-    cell: str, hidden: int, vocab_size: int, embed_dim: int = 128, layers: int = 1
-) -> int:
+def model_parameters(cell: str, hidden: int, vocab_size: int, embed_dim: int = 128, layers: int = 1) -> int:
     """Closed-form total of :class:`CharModel`'s parameters (PyTorch's two biases per gate).
 
     Equal to ``count_parameters(CharModel(...))``; written out so that widths can

@@ -80,7 +80,7 @@ def plot_highway(highway: pd.DataFrame, forget_bias_init: pd.DataFrame, path) ->
     save_figure(fig, path)
 
 
-def val_loss_curves_figure(curves: pd.DataFrame, path) -> None:
+def plot_val_loss_curves(curves: pd.DataFrame, path) -> None:
     """E2: validation loss (nats/char) against step; one colour per model, one line per seed."""
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]

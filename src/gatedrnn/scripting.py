@@ -6,8 +6,8 @@ from __future__ import annotations
 import contextlib
 import sys
 import traceback
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from .corpus import CorpusError
 from .train import TrainingDiverged

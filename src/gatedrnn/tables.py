@@ -62,7 +62,12 @@ def gru_vs_lstm_table(summaries: list[dict]) -> pd.DataFrame:
     for model_id, group in frame.groupby("model", sort=False):
         first = group.iloc[0]
         losses = group.set_index("seed")["best_val_loss"]
-        row = {"model": model_id, "cell": first["cell"], "width": int(first["width"]), "params": int(first["params"])}
+        row = {
+            "model": model_id,
+            "cell": first["cell"],
+            "width": int(first["width"]),
+            "params": int(first["params"]),
+        }
         for seed in seeds:
             row[f"seed_{seed}"] = losses.get(seed, float("nan"))
         row["median"] = float(losses.median())

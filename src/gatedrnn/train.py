@@ -23,9 +23,9 @@ import platform
 import re
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import torch
 from torch import nn
@@ -34,6 +34,10 @@ from .data import sample_windows, validation_windows
 from .model import CharModel, count_parameters, set_forget_bias
 
 CHECKPOINT_NAME = re.compile(r"^checkpoint_step(\d+)\.pt$")
+
+# A training loss above this many times ln(V) (the loss of guessing uniformly) is
+# far worse than chance: the run has diverged even if the loss is still finite.
+DIVERGENCE_FACTOR = 4.0
 
 
 @dataclass(frozen=True)
@@ -239,6 +243,7 @@ def train_model(
         log(f"step 0 val_loss {val:.4f}")
 
     model.train()
+    divergence_threshold = DIVERGENCE_FACTOR * math.log(vocab_size)
     t0 = time.perf_counter()
     for step in range(start_step + 1, cfg.steps + 1):
         batch = sample_windows(train_ids, cfg.batch_size, cfg.seq_len, generator).to(dev)
@@ -248,10 +253,11 @@ def train_model(
         nn.utils.clip_grad_norm_(model.parameters(), cfg.clip_norm)
         optimizer.step()
         loss_value = loss.item()
-        if not math.isfinite(loss_value):
+        if not loss_value <= divergence_threshold:  # also catches nan
             raise TrainingDiverged(
-                f"training diverged at step {step}: loss is {loss_value} "
-                f"(lr {cfg.lr}, optimizer {cfg.optimizer}); lower the learning rate"
+                f"training diverged at step {step}: loss is {loss_value:.6g} nats/char, above "
+                f"{DIVERGENCE_FACTOR:g} x ln(V) = {divergence_threshold:.4g} (lr {cfg.lr}, "
+                f"optimizer {cfg.optimizer}); lower the learning rate"
             )
         loss_sum += loss_value
         loss_count += 1
@@ -319,7 +325,9 @@ def load_model(model_dir: str | os.PathLike) -> tuple[CharModel, dict]:
             "corrupted: delete it and rerun the workflow to retrain that model"
         ) from None
     cfg = summary["train_config"]
-    model = CharModel(summary["vocab_size"], summary["cell"], summary["width"], cfg["embed_dim"], cfg["layers"])
+    model = CharModel(
+        summary["vocab_size"], summary["cell"], summary["width"], cfg["embed_dim"], cfg["layers"]
+    )
     model.load_state_dict(state)
     model.eval()
     return model, summary

@@ -37,9 +37,7 @@ def matched_width(
     return lo
 
 
-def resolve_width(
-    token: str, cell: str, vocab_size: int, embed_dim: int = 128, layers: int = 1
-) -> int:
+def resolve_width(token: str, cell: str, vocab_size: int, embed_dim: int = 128, layers: int = 1) -> int:
     """The integer width a token stands for on this vocabulary."""
     m = WIDTH_TOKEN.match(token)
     if m is None:

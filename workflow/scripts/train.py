@@ -1,10 +1,19 @@
 """Rule train: one (cell, width, seed) model (gatedrnn.train.train_model)."""
 
+import os
+
 from gatedrnn.pipeline import train_one
 from gatedrnn.scripting import run_logged
+from gatedrnn.train import pick_device
 
 
 def main(log):
+    # Which device trains (auto: CUDA when usable, else CPU) and what the
+    # scheduler handed the job (tests/slurm checks this line).
+    log(
+        f"device {pick_device(snakemake.params.device)} (train.device {snakemake.params.device}; "
+        f"CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES', '<unset>')})"
+    )
     train_one(
         corpus_path=snakemake.input.corpus,
         provenance_path=snakemake.input.provenance,

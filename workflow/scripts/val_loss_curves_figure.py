@@ -1,13 +1,13 @@
-"""Rule val_loss_curves_figure (gatedrnn.plots.val_loss_curves_figure)."""
+"""Rule val_loss_curves_figure (gatedrnn.plots.plot_val_loss_curves)."""
 
 import pandas as pd
 
-from gatedrnn.plots import val_loss_curves_figure
+from gatedrnn.plots import plot_val_loss_curves
 from gatedrnn.scripting import run_logged
 
 
 def main(log):
-    val_loss_curves_figure(pd.read_csv(snakemake.input[0]), snakemake.output[0])
+    plot_val_loss_curves(pd.read_csv(snakemake.input[0]), snakemake.output[0])
 
 
 run_logged(snakemake.log[0], main)

@@ -1,0 +1,108 @@
+"""The training loop: reproducible, resumable bit for bit, divergence caught."""
+
+import math
+
+import pytest
+import torch
+
+from gatedrnn.data import Vocabulary, split_train_val
+from gatedrnn.synthetic import synthetic_prose
+from gatedrnn.train import (
+    TrainConfig,
+    TrainingDiverged,
+    list_checkpoints,
+    train_model,
+)
+
+CFG = TrainConfig(batch_size=4, seq_len=16, steps=12, eval_every=4, val_windows=4, embed_dim=8)
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    text = synthetic_prose(6000, seed=1)
+    vocab = Vocabulary.from_text(text)
+    train, val = split_train_val(vocab.encode(text), 0.9)
+    return len(vocab), train, val
+
+
+def run(corpus, cell="lstm", cfg=CFG, **kwargs):
+    vocab_size, train, val = corpus
+    kwargs.setdefault("log", lambda message: None)
+    return train_model(
+        cell=cell, hidden=12, seed=0, vocab_size=vocab_size, train_ids=train, val_ids=val,
+        cfg=cfg, device="cpu", **kwargs,
+    )  # fmt: skip
+
+
+def same_weights(a, b):
+    sa, sb = a.state_dict(), b.state_dict()
+    return sa.keys() == sb.keys() and all(torch.equal(sa[k], sb[k]) for k in sa)
+
+
+@pytest.mark.parametrize("cell", ["rnn", "gru", "lstm"])
+def test_same_seed_same_model(corpus, cell):
+    a, b = run(corpus, cell), run(corpus, cell)
+    assert same_weights(a.model, b.model)
+    assert a.history == b.history or all(
+        (math.isnan(x["train_loss"]) and math.isnan(y["train_loss"])) or x == y
+        for x, y in zip(a.history, b.history, strict=True)
+    )
+
+
+def test_history_and_best(corpus):
+    result = run(corpus)
+    assert [row["step"] for row in result.history] == [0, 4, 8, 12]
+    best = min(result.history, key=lambda r: r["val_loss"])
+    assert (result.best_val_loss, result.best_step) == (best["val_loss"], best["step"])
+    assert result.history[-1]["val_loss"] < result.history[0]["val_loss"]
+
+
+@pytest.mark.parametrize("kill_after", [3, 5, 8, 11])
+def test_resume_after_a_kill_is_bit_identical(corpus, tmp_path, kill_after):
+    uninterrupted = run(corpus)
+    ckpt = tmp_path / "ckpt"
+    run(corpus, checkpoint_dir=ckpt, checkpoint_every=2, identity={"x": 1}, stop_after=kill_after)
+    resumed = run(corpus, checkpoint_dir=ckpt, checkpoint_every=2, identity={"x": 1})
+    assert resumed.resumed_from == kill_after - kill_after % 2
+    assert same_weights(uninterrupted.model, resumed.model)
+    assert str(resumed.history) == str(uninterrupted.history)
+
+
+def test_checkpoint_of_another_config_is_not_resumed(corpus, tmp_path):
+    ckpt = tmp_path / "ckpt"
+    run(corpus, checkpoint_dir=ckpt, checkpoint_every=2, identity={"seed": 0}, stop_after=6)
+    assert list_checkpoints(ckpt)
+    with pytest.warns(UserWarning, match="another configuration"):
+        result = run(corpus, checkpoint_dir=ckpt, checkpoint_every=2, identity={"seed": 1})
+    assert result.resumed_from is None
+
+
+def test_corrupted_checkpoint_falls_back_to_the_previous_one(corpus, tmp_path):
+    ckpt = tmp_path / "ckpt"
+    run(corpus, checkpoint_dir=ckpt, checkpoint_every=2, stop_after=6)
+    newest_step, newest = list_checkpoints(ckpt)[0]
+    newest.write_bytes(newest.read_bytes()[:100])  # truncated mid-write
+    with pytest.warns(UserWarning, match="unreadable"):
+        result = run(corpus, checkpoint_dir=ckpt, checkpoint_every=2)
+    assert result.resumed_from == newest_step - 2
+    assert same_weights(result.model, run(corpus).model)
+
+
+def test_divergence_names_the_step_and_the_loss(corpus):
+    cfg = TrainConfig(optimizer="sgd", lr=1e12, momentum=0.0, clip_norm=1e30, batch_size=4,
+                      seq_len=16, steps=50, eval_every=10, val_windows=2, embed_dim=8)  # fmt: skip
+    with pytest.raises(TrainingDiverged, match=r"diverged at step \d+: loss is \S+ nats/char"):
+        run(corpus, cfg=cfg)
+
+
+def test_forget_bias_regime(corpus):
+    cfg = TrainConfig(**{**CFG.__dict__, "forget_bias": 3.0, "steps": 1})
+    model = run(corpus, cfg=cfg).model
+    assert model.rnn.bias_ih_l0[12:24].mean() > 2.5  # still near 3 after one small step
+
+
+def test_bad_config_values():
+    with pytest.raises(ValueError, match="optimizer"):
+        TrainConfig(optimizer="rmsprop")
+    with pytest.raises(ValueError, match="steps"):
+        TrainConfig(steps=0)
