@@ -18,7 +18,7 @@ include: "workflow/rules/closed_form.smk"
 
 
 rule all:
+    default_target: True
     input:
         TABLE_TARGETS,
         CLOSED_FORM_TARGETS,
-    default_target: True

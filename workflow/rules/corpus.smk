@@ -3,11 +3,11 @@ rule corpus:
     output:
         text=CORPUS,
         provenance=CORPUS_PROVENANCE,
-    params:
-        corpus=config["corpus"],
     log:
         "results/logs/corpus.log",
     conda:
         "../../envs/gatedrnn.yaml"
+    params:
+        corpus=config["corpus"],
     script:
         "../scripts/corpus.py"

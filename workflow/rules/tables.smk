@@ -16,15 +16,15 @@ rule matched_widths:
         provenance=CORPUS_PROVENANCE,
     output:
         "results/tables/matched_widths.csv",
+    log:
+        "results/logs/matched_widths.log",
+    conda:
+        "../../envs/gatedrnn.yaml"
     params:
         models=[model_id(cell, width) for cell, width in GRID],
         reference_width=REFERENCE_WIDTH,
         embed_dim=config["train"]["embed_dim"],
         layers=config["train"]["layers"],
-    log:
-        "results/logs/matched_widths.log",
-    conda:
-        "../../envs/gatedrnn.yaml"
     script:
         "../scripts/matched_widths.py"
 
@@ -49,14 +49,14 @@ rule gru_advantage_split:
         "results/tables/gru_vs_lstm.csv",
     output:
         "results/tables/gru_advantage_split.csv",
-    params:
-        reference_lstm=model_id(*REFERENCE_LSTM),
-        width_matched_gru=model_id(*WIDTH_MATCHED_GRU),
-        budget_matched_gru=model_id(*BUDGET_MATCHED_GRU),
     log:
         "results/logs/gru_advantage_split.log",
     conda:
         "../../envs/gatedrnn.yaml"
+    params:
+        reference_lstm=model_id(*REFERENCE_LSTM),
+        width_matched_gru=model_id(*WIDTH_MATCHED_GRU),
+        budget_matched_gru=model_id(*BUDGET_MATCHED_GRU),
     script:
         "../scripts/gru_advantage_split.py"
 

@@ -7,6 +7,16 @@ rule train:
         model="results/models/{regime}/{cell}_{width}_s{seed}/model.pt",
         history="results/models/{regime}/{cell}_{width}_s{seed}/history.csv",
         summary="results/models/{regime}/{cell}_{width}_s{seed}/summary.json",
+    log:
+        "results/logs/train/{regime}/{cell}_{width}_s{seed}.log",
+    benchmark:
+        "results/benchmarks/train/{regime}/{cell}_{width}_s{seed}.tsv"
+    conda:
+        "../../envs/gatedrnn.yaml"
+    threads: config["train"]["threads"]
+    resources:
+        mem_mb=config["train"]["mem_mb"],
+        runtime=config["train"]["runtime"],
     params:
         train=lambda wildcards: regime_train_config(wildcards.regime),
         train_fraction=config["split"]["train_fraction"],
@@ -16,15 +26,5 @@ rule train:
             f"results/checkpoints/{wildcards.regime}/"
             f"{wildcards.cell}_{wildcards.width}_s{wildcards.seed}"
         ),
-    log:
-        "results/logs/train/{regime}/{cell}_{width}_s{seed}.log",
-    benchmark:
-        "results/benchmarks/train/{regime}/{cell}_{width}_s{seed}.tsv"
-    threads: config["train"]["threads"]
-    resources:
-        mem_mb=config["train"]["mem_mb"],
-        runtime=config["train"]["runtime"],
-    conda:
-        "../../envs/gatedrnn.yaml"
     script:
         "../scripts/train.py"
