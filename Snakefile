@@ -10,11 +10,19 @@
 configfile: "config/config.yaml"
 
 
+# The HTML report's front page (`snakemake --report results/report.html` after a run):
+# the claims ledger first, then every flagged figure and table by experiment family.
+report: "workflow/report/workflow.rst"
+
+
 include: "workflow/rules/common.smk"
 include: "workflow/rules/corpus.smk"
 include: "workflow/rules/train.smk"
 include: "workflow/rules/tables.smk"
 include: "workflow/rules/closed_form.smk"
+include: "workflow/rules/gates.smk"
+include: "workflow/rules/claims.smk"
+include: "workflow/rules/open_questions.smk"
 
 
 rule all:
@@ -22,3 +30,6 @@ rule all:
     input:
         TABLE_TARGETS,
         CLOSED_FORM_TARGETS,
+        GATE_TARGETS,
+        CLAIMS_TARGETS,
+        OPEN_QUESTION_TARGETS,

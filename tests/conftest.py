@@ -71,3 +71,24 @@ def artifacts_dir() -> Path:
 def copy_tree(src: Path, dst: Path) -> Path:
     shutil.copytree(src, dst, symlinks=True)
     return dst
+
+
+# --- fault injection (tests/test_faults_*.py) ------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def fault_ledger(artifacts_dir):
+    """The session's tally of faults and bad inputs (tests/faults/ledger.py), written to
+    test-artifacts/fault_summary.json when the session ends."""
+    from faults.ledger import LEDGER
+
+    yield LEDGER
+    LEDGER.write(artifacts_dir / "fault_summary.json")
+
+
+def pytest_terminal_summary(terminalreporter):
+    from faults.ledger import LEDGER
+
+    if LEDGER:
+        terminalreporter.write_sep("-", "fault injection")
+        terminalreporter.write_line(LEDGER.headline())

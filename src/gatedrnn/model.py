@@ -5,6 +5,13 @@ width H -> Linear(H, V)``, PyTorch default initialisation, batch-first.
 
 Gate order follows PyTorch: ``nn.LSTM`` weight rows are chunked (i, f, g, o),
 ``nn.GRU`` rows (r, z, n) with ``h' = z * h + (1 - z) * n`` (z = fraction kept).
+
+Beyond the study (section G) two more cells, both :class:`gatedrnn.cells.GRUVariant`
+with PyTorch's update convention: ``cho_gru``, the reset before the recurrent
+matrix (``tanh(W_in x + b_in + W_hn (r * h) + b_hn)``, same parameters as
+``gru``), and ``gru_noreset``, the GRU with ``r`` fixed at 1 (two row blocks,
+(z, n): no reset weights). ``rnn``, ``gru`` and ``lstm`` stay PyTorch's own
+modules.
 """
 
 from __future__ import annotations
@@ -12,10 +19,14 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-CELLS = ("rnn", "gru", "lstm")
+from .cells import GRUVariant
+
+CELLS = ("rnn", "gru", "lstm", "gru_noreset", "cho_gru")
 
 # Gate blocks per cell: how many H-row blocks each weight matrix stacks.
-GATE_BLOCKS = {"rnn": 1, "gru": 3, "lstm": 4}
+GATE_BLOCKS = {"rnn": 1, "gru": 3, "lstm": 4, "gru_noreset": 2, "cho_gru": 3}
+# Where the GRU variants put the reset (gatedrnn.cells.PLACEMENTS).
+VARIANT_PLACEMENT = {"cho_gru": "before", "gru_noreset": "none"}
 
 
 class CharModel(nn.Module):
@@ -41,8 +52,11 @@ class CharModel(nn.Module):
         self.hidden = hidden
         self.vocab_size = vocab_size
         self.embed = nn.Embedding(vocab_size, embed_dim)
-        recurrent = {"rnn": nn.RNN, "gru": nn.GRU, "lstm": nn.LSTM}[cell]
-        self.rnn = recurrent(embed_dim, hidden, num_layers=layers, batch_first=True)
+        if cell in VARIANT_PLACEMENT:
+            self.rnn = GRUVariant(embed_dim, hidden, layers, placement=VARIANT_PLACEMENT[cell])
+        else:
+            recurrent = {"rnn": nn.RNN, "gru": nn.GRU, "lstm": nn.LSTM}[cell]
+            self.rnn = recurrent(embed_dim, hidden, num_layers=layers, batch_first=True)
         self.head = nn.Linear(hidden, vocab_size)
 
     def forward(self, tokens: torch.Tensor, state=None):

@@ -50,9 +50,22 @@ def train_one(
     device: str,
     threads: int,
     outputs,
+    scheduled_threads: int | None = None,
     log=print,
 ) -> dict:
-    """Train one model and write ``outputs.model``, ``.history`` and ``.summary``."""
+    """Train one model and write ``outputs.model``, ``.history`` and ``.summary``.
+
+    ``threads`` (config ``train.threads``) is part of the numeric protocol: CPU
+    kernels split their sums by thread, so the same model trained on 1 and on 2
+    threads differs in the last bits. The job therefore always runs on
+    ``threads``, even when Snakemake scheduled it on fewer cores
+    (``scheduled_threads``, e.g. under ``--cores 1``), and says so in its log.
+    """
+    if scheduled_threads is not None and scheduled_threads < threads:
+        log(
+            f"note: scheduled on {scheduled_threads} core(s) but running {threads} threads "
+            "(train.threads) so that the result does not depend on --cores"
+        )
     torch.set_num_threads(threads)
     cfg = TrainConfig(**train_config)
     vocab, train_ids, val_ids, provenance = corpus_splits(corpus_path, provenance_path, train_fraction)
@@ -63,6 +76,7 @@ def train_one(
         "seed": seed,
         "corpus_sha256": provenance["corpus_sha256"],
         "train_fraction": train_fraction,
+        "threads": threads,
     }
     log(f"{cell} width {width} ({width_token}) seed {seed} regime {regime}; {threads} threads")
     for output in (outputs.model, outputs.history, outputs.summary):

@@ -4,6 +4,7 @@ clear failures (a message naming the problem and the fix, not a bare traceback).
 from __future__ import annotations
 
 import contextlib
+import errno
 import sys
 import traceback
 from collections.abc import Callable
@@ -14,6 +15,12 @@ from .train import TrainingDiverged
 
 # Errors whose message already says what is wrong and how to fix it.
 EXPECTED_ERRORS = (CorpusError, TrainingDiverged, ValueError, FileNotFoundError, PermissionError, OSError)
+# OSErrors that mean a path cannot be written: the message gets the fix appended.
+UNWRITABLE = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.ENOTDIR, errno.EEXIST}
+UNWRITABLE_HINT = (
+    "; make that path writable (permissions, free disk space, no regular file where a "
+    "directory belongs) and rerun"
+)
 
 
 def run_logged(log_path: str, main: Callable[[Callable[[str], None]], None]) -> None:
@@ -35,6 +42,8 @@ def run_logged(log_path: str, main: Callable[[Callable[[str], None]], None]) -> 
                 main(log)
             except EXPECTED_ERRORS as err:
                 message = f"ERROR: {err}"
+                if isinstance(err, OSError) and err.errno in UNWRITABLE:
+                    message += UNWRITABLE_HINT
                 log(message)
                 print(message, file=console, flush=True)
                 sys.exit(1)

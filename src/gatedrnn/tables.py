@@ -23,7 +23,7 @@ def matched_widths_table(
     budget = model_parameters(REFERENCE_CELL, reference_width, vocab_size, embed_dim, layers)
     rows = []
     for model_id in model_ids:
-        cell, token = model_id.split("_", 1)
+        cell, token = model_id.rsplit("_", 1)  # cells may hold "_" (gru_noreset)
         width = resolve_width(token, cell, vocab_size, embed_dim, layers)
         params = model_parameters(cell, width, vocab_size, embed_dim, layers)
         next_params = model_parameters(cell, width + 1, vocab_size, embed_dim, layers)

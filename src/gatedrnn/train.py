@@ -23,6 +23,7 @@ import platform
 import re
 import time
 import warnings
+import zipfile
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -110,9 +111,11 @@ def build_model(cell: str, hidden: int, vocab_size: int, seed: int, cfg: TrainCo
 
 
 def make_optimizer(model: nn.Module, cfg: TrainConfig) -> torch.optim.Optimizer:
+    # foreach: one multi-tensor kernel per update op instead of one per parameter (PyTorch's
+    # default on CUDA, not on CPU); the same arithmetic, so the same bytes (bench/README.md).
     if cfg.optimizer == "adam":
-        return torch.optim.Adam(model.parameters(), lr=cfg.lr)
-    return torch.optim.SGD(model.parameters(), lr=cfg.lr, momentum=cfg.momentum)
+        return torch.optim.Adam(model.parameters(), lr=cfg.lr, foreach=True)
+    return torch.optim.SGD(model.parameters(), lr=cfg.lr, momentum=cfg.momentum, foreach=True)
 
 
 def sequence_loss(model: CharModel, windows: torch.Tensor) -> torch.Tensor:
@@ -142,6 +145,12 @@ def atomic_torch_save(obj, path: Path) -> None:
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
+    except (OSError, RuntimeError) as err:
+        cause = err if isinstance(err, OSError) else err.__context__
+        if isinstance(cause, OSError) and cause.filename is None:
+            # name the file (torch's zip writer even hides a full disk behind a RuntimeError)
+            raise OSError(cause.errno, cause.strerror, str(path)) from err
+        raise
     finally:
         if tmp.exists():
             tmp.unlink()
@@ -159,11 +168,21 @@ def list_checkpoints(checkpoint_dir: Path) -> list[tuple[int, Path]]:
     return sorted(found, reverse=True)
 
 
+def verify_archive(path: Path) -> None:
+    """Raise if a file torch.save wrote fails its zip CRC-32 checks: torch.load does not
+    check them, so a flipped byte in a tensor would otherwise load silently."""
+    with zipfile.ZipFile(path) as archive:
+        bad = archive.testzip()
+    if bad is not None:
+        raise zipfile.BadZipFile(f"CRC-32 mismatch in {bad}")
+
+
 def load_latest_checkpoint(checkpoint_dir: Path, expected_hash: str, log: Callable[[str], None]):
     """The newest checkpoint that loads and matches ``expected_hash``; bad ones are
     reported and skipped (a truncated file from a kill mid-write, a foreign config)."""
     for step, path in list_checkpoints(checkpoint_dir):
         try:
+            verify_archive(path)
             state = torch.load(path, map_location="cpu", weights_only=True)
         except Exception as err:  # truncated or corrupted: fall back to the previous one
             message = f"checkpoint {path} is unreadable ({type(err).__name__}: {err}); discarding it"
@@ -318,6 +337,7 @@ def load_model(model_dir: str | os.PathLike) -> tuple[CharModel, dict]:
     summary = json.loads((model_dir / "summary.json").read_text())
     weights = model_dir / "model.pt"
     try:
+        verify_archive(weights)
         state = torch.load(weights, map_location="cpu", weights_only=True)
     except Exception as err:
         raise RuntimeError(

@@ -14,14 +14,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-# Rules of the SLURM run and how many SLURM jobs each must have had at least.
+# Rules (and groups) of the SLURM runs and how many SLURM jobs each must have had.
 EXPECTED_JOBS = {
-    "corpus": 1,
-    "train": 5,  # 4 smoke models (seed 0) + the requeued one
-    "matched_widths": 1,
-    "gru_vs_lstm": 1,
-    "gru_advantage_split": 1,
-    "val_loss_curves": 1,
+    "rule_corpus": 1,
+    "rule_train": 5,  # 4 smoke models (seed 0) + the requeued one
+    "group_tables": 1,  # matched_widths, gru_vs_lstm, gru_advantage_split, val_loss_curves
 }
 
 failures: list[str] = []
@@ -43,12 +40,16 @@ def scontrol_job(job_id: str) -> dict[str, str]:
 
 
 def slurm_logs(workdir: Path) -> dict[str, list[Path]]:
-    """rule -> its SLURM job logs (.snakemake/slurm_logs/rule_<rule>/<wildcards>/<jobid>.log)."""
+    """rule_<rule> or group_<group> -> its SLURM job logs: the plugin writes
+    .snakemake/slurm_logs/rule_<rule>/<wildcards>/<jobid>.log and
+    .snakemake/slurm_logs/group_<group>_<its rules>/<jobid>.log."""
     logs: dict[str, list[Path]] = {}
-    for path in sorted((workdir / ".snakemake" / "slurm_logs").glob("rule_*/**/*.log")):
+    root = workdir / ".snakemake" / "slurm_logs"
+    for path in sorted(root.glob("*/**/*.log")):
+        top = path.relative_to(root).parts[0]
         if path.stem.isdigit():
-            rule = path.relative_to(workdir / ".snakemake" / "slurm_logs").parts[0].removeprefix("rule_")
-            logs.setdefault(rule, []).append(path)
+            key = next((k for k in EXPECTED_JOBS if top == k or top.startswith(k + "_")), top)
+            logs.setdefault(key, []).append(path)
     return logs
 
 
@@ -74,8 +75,8 @@ def main() -> int:
     for rule, count in EXPECTED_JOBS.items():
         found = logs.get(rule, [])
         check(
-            len(found) >= count,
-            f"rule {rule}: {len(found)} SLURM job log(s) (ids {', '.join(p.stem for p in found)})",
+            len(found) == count,
+            f"{rule}: {len(found)} SLURM job log(s) (job ids {', '.join(p.stem for p in found)})",
         )
     log_ids = {p.stem for paths in logs.values() for p in paths}
 

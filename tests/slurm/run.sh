@@ -13,14 +13,14 @@
 # SLURM already (it skips there). About 3 minutes on 2 cores.
 #
 # Environment: GATEDRNN_PYTHON (default .venv/bin/python, else python3),
-# GATEDRNN_SLURM_TIMEOUT (seconds for each Snakemake run, default 300),
+# GATEDRNN_SLURM_TIMEOUT (seconds for each Snakemake run, default 600),
 # GATEDRNN_SLURM_KEEP=1 keeps the work directory (kept anyway on FAIL).
 
 set -uo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 HERE=$REPO/tests/slurm
-TIMEOUT=${GATEDRNN_SLURM_TIMEOUT:-300}
+TIMEOUT=${GATEDRNN_SLURM_TIMEOUT:-600}
 KEEP=${GATEDRNN_SLURM_KEEP:-0}
 MARKER="# written by gatedrnn tests/slurm/run.sh"
 T0=$(date +%s)
@@ -43,7 +43,8 @@ elif [ -x "$REPO/.venv/bin/python" ]; then
 else
     PY=$(command -v python3)
 fi
-if ! "$PY" -c "import snakemake, snakemake_executor_plugin_slurm, gatedrnn, yaml" 2>/dev/null; then
+if ! "$PY" -c "import importlib.util as u, sys
+sys.exit(not all(u.find_spec(m) for m in ('snakemake', 'snakemake_executor_plugin_slurm', 'gatedrnn', 'yaml')))"; then
     echo "FAIL: $PY cannot import snakemake, snakemake_executor_plugin_slurm and gatedrnn (set GATEDRNN_PYTHON)"
     exit 1
 fi
@@ -58,13 +59,16 @@ fi
 
 # ---- state for the cleanup ---------------------------------------------------
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/gatedrnn-slurm.XXXXXX")
-MUNGED_PID="" SLURMCTLD_PID="" SLURMD_PID="" LOCAL_PID="" POLL_PID=""
+MUNGED_PID="" SLURMCTLD_PID="" SLURMD_PID="" SMK_PID="" LOCAL_PID="" POLL_PID=""
 
-stop_pid() { # name pid: TERM, wait up to 15 s, then KILL
-    local name=$1 pid=$2
+stop_pid() { # name pid [group]: TERM, wait up to 15 s, then KILL
+    # With "group", the signals go to the process group that pid leads (a
+    # `timeout` run: timeout, Snakemake and its jobs; nothing else).
+    local name=$1 pid=$2 target=$2
     [ -n "$pid" ] || return 0
     kill -0 "$pid" 2>/dev/null || return 0
-    kill -TERM "$pid" 2>/dev/null
+    [ "${3:-}" = group ] && target=-$pid
+    kill -TERM -- "$target" 2>/dev/null
     for _ in $(seq 1 30); do
         kill -0 "$pid" 2>/dev/null || {
             say "stopped $name (pid $pid)"
@@ -72,7 +76,7 @@ stop_pid() { # name pid: TERM, wait up to 15 s, then KILL
         }
         sleep 0.5
     done
-    kill -KILL "$pid" 2>/dev/null
+    kill -KILL -- "$target" 2>/dev/null
     say "killed $name (pid $pid)"
 }
 
@@ -80,7 +84,8 @@ cleanup() {
     local rc=$?
     trap - EXIT INT TERM
     stop_pid "requeue poller" "$POLL_PID"
-    stop_pid "local snakemake" "$LOCAL_PID"
+    stop_pid "snakemake" "$SMK_PID" group
+    stop_pid "local snakemake" "$LOCAL_PID" group
     if [ -n "$SLURMCTLD_PID" ] && kill -0 "$SLURMCTLD_PID" 2>/dev/null; then
         # Every job on this cluster is this test's: cancel what is left.
         local ids
@@ -108,6 +113,24 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+# Snakemake under `timeout` (which leads its own process group), in the
+# background and waited for, so that a signal to this script is handled at
+# once and the cleanup can stop the whole run.
+run_snakemake() { # log dir snakemake-args...
+    local log=$1 dir=$2 rc
+    shift 2
+    (cd "$dir" && exec timeout -k 10 "$TIMEOUT" "${SMK[@]}" --directory "$dir" "$@") >"$log" 2>&1 &
+    SMK_PID=$!
+    wait "$SMK_PID"
+    rc=$?
+    SMK_PID=""
+    return $rc
+}
+
+timed_out() { # exit status of a `timeout` run -> a note when it timed out
+    case $1 in 124 | 137) echo " (timed out after ${TIMEOUT}s; GATEDRNN_SLURM_TIMEOUT)" ;; esac
+}
+
 fail() {
     echo "---- last lines of the logs ----"
     for f in "$WORK"/*.log /var/log/slurm/slurmctld.log /var/log/slurm/slurmd.log; do
@@ -134,7 +157,7 @@ fi
 for exe in /usr/sbin/munged /usr/sbin/slurmctld /usr/sbin/slurmd; do
     [ -x "$exe" ] || fail "$exe missing after installing the packages"
 done
-say "slurm $(sinfo --version 2>/dev/null | awk '{print $2}'), $(munged --version 2>&1 | head -n1)"
+say "slurm $(dpkg-query -W -f '${Version}' slurmctld 2>/dev/null), munge $(dpkg-query -W -f '${Version}' munge 2>/dev/null)"
 
 # ---- 2. munge ----------------------------------------------------------------
 install -d -o munge -g munge -m 0755 /run/munge
@@ -176,7 +199,9 @@ SchedulerType=sched/backfill
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core_Memory
 ReturnToService=2
-MinJobAge=300
+# Finished jobs stay known to squeue (the plugin's status command here) and to
+# scontrol (the checks) for an hour, however slow the machine.
+MinJobAge=3600
 SlurmctldPidFile=/run/slurm/slurmctld.pid
 SlurmdPidFile=/run/slurm/slurmd.pid
 SlurmctldLogFile=/var/log/slurm/slurmctld.log
@@ -258,21 +283,25 @@ EOF
 printf 'train:\n  device: auto\n' >"$WORK/gpu-config.yaml"
 TABLES="results/tables/matched_widths.csv results/tables/gru_vs_lstm.csv results/tables/gru_advantage_split.csv results/tables/val_loss_curves.csv"
 REQUEUE_MODEL=results/models/requeue/lstm_w24_s0
-SMK=("$PY" -m snakemake -s "$REPO/Snakefile" --configfile "$REPO/config/smoke.yaml" "$WORK/test-config.yaml")
+SMK=("$PY" -m snakemake -s "$REPO/Snakefile")
+CONFIG=(--configfile "$REPO/config/smoke.yaml" "$WORK/test-config.yaml")
 mkdir -p "$WORK/slurm" "$WORK/local"
 
-# ---- 6. the local reference run, in the background ----------------------------
-(cd "$WORK/local" && exec timeout -k 10 "$TIMEOUT" "${SMK[@]}" --directory "$WORK/local" --cores 2 \
-    $TABLES "$REQUEUE_MODEL/summary.json") >"$WORK/local.log" 2>&1 &
-LOCAL_PID=$!
-
-# ---- 7. the smoke tables through profiles/slurm -------------------------------
-say "snakemake --profile profiles/slurm: corpus, 4 training jobs, 4 tables"
-(cd "$WORK/slurm" && exec timeout -k 10 "$TIMEOUT" "${SMK[@]}" --directory "$WORK/slurm" \
-    --profile "$WORK/profile-slurm" $TABLES) >"$WORK/slurm.log" 2>&1
+# ---- 6. the smoke tables through profiles/slurm -------------------------------
+# The four small table rules go as one SLURM job (a group job): one nested
+# Snakemake instead of four, and a group job is tested as well.
+GROUPS_ARGS=(--groups matched_widths=tables gru_vs_lstm=tables gru_advantage_split=tables
+    val_loss_curves=tables --group-components tables=3)
+say "snakemake --profile profiles/slurm: corpus, 4 training jobs, the 4 tables as one group job"
+run_snakemake "$WORK/slurm.log" "$WORK/slurm" "${CONFIG[@]}" "${GROUPS_ARGS[@]}" --profile "$WORK/profile-slurm" $TABLES
 rc=$?
-[ $rc = 0 ] || fail "snakemake through SLURM exited with $rc (124/137: timed out after ${TIMEOUT}s)"
+[ $rc = 0 ] || fail "snakemake through SLURM exited with $rc$(timed_out $rc)"
 say "SLURM run done"
+
+# ---- 7. the local reference run, in the background of step 8 ------------------
+(cd "$WORK/local" && exec timeout -k 10 "$TIMEOUT" "${SMK[@]}" --directory "$WORK/local" "${CONFIG[@]}" --cores 2 \
+    $TABLES "$REQUEUE_MODEL/summary.json") >"$WORK/local.log" 2>&1 &
+LOCAL_PID=$! # leads its process group (timeout)
 
 # ---- 8. one GPU training job, requeued mid-run ------------------------------
 # profiles/slurm-gpu asks gpu=1 for `train`; train.device auto must fall back
@@ -286,6 +315,13 @@ say "SLURM run done"
             if [ -n "$id" ] && scontrol requeue "$id"; then
                 echo "$id" >"$WORK/requeued-jobid"
                 echo "requeued job $id after checkpoint(s): $(ls "$ckpt" | tr '\n' ' ')"
+                # SLURM holds a requeued job for 2 minutes (BeginTime); release it now.
+                for _ in $(seq 1 100); do
+                    state=$(squeue -h -j "$id" -o %T 2>/dev/null)
+                    [ "$state" = RUNNING ] && break
+                    [ "$state" = PENDING ] && scontrol update JobId="$id" StartTime=now 2>/dev/null
+                    sleep 0.3
+                done
                 exit 0
             fi
         fi
@@ -295,19 +331,18 @@ say "SLURM run done"
 ) >"$WORK/requeue.log" 2>&1 &
 POLL_PID=$!
 say "snakemake --profile profiles/slurm-gpu: one training job on the fake GPU, requeued mid-run"
-(cd "$WORK/slurm" && exec timeout -k 10 "$TIMEOUT" "${SMK[@]}" "$WORK/gpu-config.yaml" --directory "$WORK/slurm" \
-    --profile "$WORK/profile-slurm-gpu" "$REQUEUE_MODEL/summary.json") >"$WORK/slurm-gpu.log" 2>&1
+run_snakemake "$WORK/slurm-gpu.log" "$WORK/slurm" "${CONFIG[@]}" "$WORK/gpu-config.yaml" --profile "$WORK/profile-slurm-gpu" "$REQUEUE_MODEL/summary.json"
 rc=$?
-wait "$POLL_PID"
+stop_pid "requeue poller" "$POLL_PID" >/dev/null # done by now, unless nothing was requeued
 POLL_PID=""
 cat "$WORK/requeue.log"
-[ $rc = 0 ] || fail "snakemake through SLURM (GPU profile) exited with $rc (124/137: timed out after ${TIMEOUT}s)"
+[ $rc = 0 ] || fail "snakemake through SLURM (GPU profile) exited with $rc$(timed_out $rc)"
 say "GPU/requeue run done"
 
 wait "$LOCAL_PID"
 rc=$?
 LOCAL_PID=""
-[ $rc = 0 ] || fail "the local reference run exited with $rc"
+[ $rc = 0 ] || fail "the local reference run exited with $rc$(timed_out $rc)"
 say "local run done"
 
 # ---- 9. checks -----------------------------------------------------------------

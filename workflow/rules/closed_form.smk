@@ -18,7 +18,12 @@ CLOSED_FORM_TARGETS = [
 rule highway_table:
     """A1: gradient surviving a distance under a constant per-step factor."""
     output:
-        table="results/tables/highway.csv",
+        table=report(
+            "results/tables/highway.csv",
+            caption="../report/highway.rst",
+            category="A. Closed-form tables",
+            subcategory="A1 gradient highway",
+        ),
     log:
         "results/logs/highway_table.log",
     conda:
@@ -32,7 +37,12 @@ rule highway_table:
 rule forget_bias_init_table:
     """A2: sigmoid(b_f) at initialisation and its 10th, 47th, 100th powers."""
     output:
-        table="results/tables/forget_bias_init.csv",
+        table=report(
+            "results/tables/forget_bias_init.csv",
+            caption="../report/forget_bias_init.rst",
+            category="A. Closed-form tables",
+            subcategory="A2 forget bias at initialisation",
+        ),
     log:
         "results/logs/forget_bias_init_table.log",
     conda:
@@ -46,7 +56,12 @@ rule forget_bias_init_table:
 rule cell_step_example_table:
     """A3: one LSTM step and one textbook GRU step on two units, every gate."""
     output:
-        table="results/tables/cell_step_example.csv",
+        table=report(
+            "results/tables/cell_step_example.csv",
+            caption="../report/cell_step_example.rst",
+            category="A. Closed-form tables",
+            subcategory="A3 one cell step",
+        ),
     log:
         "results/logs/cell_step_example_table.log",
     conda:
@@ -60,7 +75,12 @@ rule cell_step_example_table:
 rule param_counts_table:
     """A4: parameters per cell at d=100, H=500, one bias and PyTorch's two."""
     output:
-        table="results/tables/param_counts.csv",
+        table=report(
+            "results/tables/param_counts.csv",
+            caption="../report/param_counts.rst",
+            category="A. Closed-form tables",
+            subcategory="A4 parameter counts",
+        ),
     log:
         "results/logs/param_counts_table.log",
     conda:
@@ -74,8 +94,18 @@ rule param_counts_table:
 rule gru_reset_placement_table:
     """A5: reset before/after the matrix, an example and the numerical check."""
     output:
-        table="results/tables/gru_reset_placement.csv",
-        check="results/tables/gru_reset_placement_check.csv",
+        table=report(
+            "results/tables/gru_reset_placement.csv",
+            caption="../report/gru_reset_placement.rst",
+            category="A. Closed-form tables",
+            subcategory="A5 reset placement",
+        ),
+        check=report(
+            "results/tables/gru_reset_placement_check.csv",
+            caption="../report/gru_reset_placement_check.rst",
+            category="A. Closed-form tables",
+            subcategory="A5 reset placement",
+        ),
     log:
         "results/logs/gru_reset_placement_table.log",
     conda:
@@ -89,7 +119,12 @@ rule gru_reset_placement_table:
 rule grad_reach_init_table:
     """B1: gradient norm from the last output back to every input step."""
     output:
-        table="results/tables/grad_reach_init.csv",
+        table=report(
+            "results/tables/grad_reach_init.csv",
+            caption="../report/grad_reach_init.rst",
+            category="B. Gradient reach at initialisation",
+            subcategory="B1 gradient reach at initialisation",
+        ),
     log:
         "results/logs/grad_reach_init_table.log",
     conda:
@@ -104,7 +139,12 @@ rule grad_reach_init_figure:
     input:
         table="results/tables/grad_reach_init.csv",
     output:
-        figure="results/figures/grad_reach_init.png",
+        figure=report(
+            "results/figures/grad_reach_init.png",
+            caption="../report/grad_reach_init_figure.rst",
+            category="B. Gradient reach at initialisation",
+            subcategory="B1 gradient reach at initialisation",
+        ),
     log:
         "results/logs/grad_reach_init_figure.log",
     conda:
@@ -119,7 +159,12 @@ rule highway_figure:
         highway="results/tables/highway.csv",
         forget_bias_init="results/tables/forget_bias_init.csv",
     output:
-        figure="results/figures/highway.png",
+        figure=report(
+            "results/figures/highway.png",
+            caption="../report/highway_figure.rst",
+            category="A. Closed-form tables",
+            subcategory="A1 gradient highway",
+        ),
     log:
         "results/logs/highway_figure.log",
     conda:

@@ -7,6 +7,29 @@ min_version("9.0")
 
 validate(config, schema="../schemas/config.schema.yaml")
 
+
+def refuse_float_integers(config, schema_path):
+    """JSON Schema counts 40.0 as an integer; range(), tensor shapes and file names
+    (s0.0) do not. Refuse a decimal point wherever the schema asks for an integer."""
+    import jsonschema
+    import yaml
+    from snakemake.exceptions import WorkflowError
+
+    base = jsonschema.Draft202012Validator
+    checker = base.TYPE_CHECKER.redefine("integer", lambda _, value: type(value) is int)
+    strict = jsonschema.validators.extend(base, type_checker=checker)
+    with open(schema_path) as handle:
+        schema = yaml.safe_load(handle)
+    for error in strict(schema).iter_errors(config):
+        key = ".".join(str(part) for part in error.absolute_path)
+        raise WorkflowError(
+            f"Error validating config file: {key} is {error.instance!r}, not an integer; "
+            "write integer settings without a decimal point (40, not 40.0)."
+        )
+
+
+refuse_float_integers(config, f"{workflow.basedir}/workflow/schemas/config.schema.yaml")
+
 TRAIN_CONFIG_KEYS = (
     "optimizer",
     "lr",
@@ -64,12 +87,72 @@ def grid_files(name, models=GRID, regime="default", seeds=SEEDS):
 def regime_train_config(regime):
     """The `train` keys that shape a model, with the regime's overrides applied."""
     merged = {key: config["train"][key] for key in TRAIN_CONFIG_KEYS}
-    merged.update(config["regimes"][regime])
+    merged.update(
+        {k: v for k, v in config["regimes"][regime].items() if k in TRAIN_CONFIG_KEYS}
+    )
     return merged
+
+
+# The texts a regime can train on (its `dataset`, default "default"): the corpus
+# of `corpus`, or the copy task of open_questions.long_memory (open_questions.smk).
+DATASETS = {
+    "default": {"corpus": CORPUS, "provenance": CORPUS_PROVENANCE},
+    "long_memory": {
+        "corpus": "data/long_memory/corpus.txt",
+        "provenance": "data/long_memory/corpus.json",
+    },
+}
+
+
+def regime_dataset(regime):
+    return config["regimes"][regime].get("dataset", "default")
+
+
+def regime_corpus(regime):
+    """{corpus, provenance}: the text files a regime's models train on."""
+    return DATASETS[regime_dataset(regime)]
+
+
+# E3: the reference LSTM under every regime of the sweep; "default" is b = 0
+# (the grid's own LSTM, PyTorch's default initialisation).
+FORGET_BIAS_SWEEP = config["forget_bias_sweep"]
+for _regime in FORGET_BIAS_SWEEP["regimes"]:
+    if _regime not in config["regimes"]:
+        raise ValueError(
+            f"forget_bias_sweep.regimes names {_regime!r}, which is not under `regimes`; "
+            "define it there (e.g. forget_bias_1: {forget_bias: 1.0})"
+        )
+    if regime_dataset(_regime) != "default":
+        raise ValueError(
+            f"forget_bias_sweep.regimes names {_regime!r}, which trains on "
+            f"{regime_dataset(_regime)!r}; the sweep's models train on the corpus"
+        )
+
+# E1's three cells: the reference LSTM and the budget-matched GRU and RNN.
+BUDGET_MATCHED_RNN = ("rnn", "budget")
+DECAY_MODELS = [REFERENCE_LSTM, BUDGET_MATCHED_GRU, BUDGET_MATCHED_RNN]
+
+
+def gate_files(models, suffix="npz", regime="default", seeds=SEEDS):
+    """The saved probe gates (or manual-step checks) of every (model, seed)."""
+    return [
+        f"results/gates/{regime}/{model_id(cell, width)}_s{seed}.{suffix}"
+        for cell, width in models
+        for seed in seeds
+    ]
+
+
+def sweep_files(name):
+    """One file of every model of the forget-bias sweep (regime x seed)."""
+    return [
+        f"{model_dir(regime, *REFERENCE_LSTM, seed)}/{name}"
+        for regime in FORGET_BIAS_SWEEP["regimes"]
+        for seed in FORGET_BIAS_SWEEP["seeds"]
+    ]
 
 
 wildcard_constraints:
     regime="|".join(config["regimes"]),
-    cell="rnn|gru|lstm",
+    cell="rnn|gru|lstm|gru_noreset|cho_gru",
     width="w[1-9][0-9]*|budget[1-9][0-9]*",
     seed="[0-9]+",

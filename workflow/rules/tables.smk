@@ -15,7 +15,12 @@ rule matched_widths:
     input:
         provenance=CORPUS_PROVENANCE,
     output:
-        "results/tables/matched_widths.csv",
+        report(
+            "results/tables/matched_widths.csv",
+            caption="../report/matched_widths.rst",
+            category="A. Closed-form tables",
+            subcategory="A4 parameter counts",
+        ),
     log:
         "results/logs/matched_widths.log",
     conda:
@@ -34,7 +39,12 @@ rule gru_vs_lstm:
     input:
         summaries=grid_files("summary.json", models=COMPARISON),
     output:
-        "results/tables/gru_vs_lstm.csv",
+        report(
+            "results/tables/gru_vs_lstm.csv",
+            caption="../report/gru_vs_lstm.rst",
+            category="D. GRU against LSTM",
+            subcategory="D3 GRU against LSTM",
+        ),
     log:
         "results/logs/gru_vs_lstm.log",
     conda:
@@ -48,7 +58,12 @@ rule gru_advantage_split:
     input:
         "results/tables/gru_vs_lstm.csv",
     output:
-        "results/tables/gru_advantage_split.csv",
+        report(
+            "results/tables/gru_advantage_split.csv",
+            caption="../report/gru_advantage_split.rst",
+            category="D. GRU against LSTM",
+            subcategory="D4 structure and width",
+        ),
     log:
         "results/logs/gru_advantage_split.log",
     conda:
@@ -67,7 +82,12 @@ rule val_loss_curves:
         histories=grid_files("history.csv"),
         summaries=grid_files("summary.json"),
     output:
-        "results/tables/val_loss_curves.csv",
+        report(
+            "results/tables/val_loss_curves.csv",
+            caption="../report/val_loss_curves.rst",
+            category="E. Reach and training dynamics",
+            subcategory="E2 validation curves",
+        ),
     log:
         "results/logs/val_loss_curves.log",
     conda:
@@ -80,7 +100,12 @@ rule val_loss_curves_figure:
     input:
         "results/tables/val_loss_curves.csv",
     output:
-        "results/figures/val_loss_curves.png",
+        report(
+            "results/figures/val_loss_curves.png",
+            caption="../report/val_loss_curves_figure.rst",
+            category="E. Reach and training dynamics",
+            subcategory="E2 validation curves",
+        ),
     log:
         "results/logs/val_loss_curves_figure.log",
     conda:

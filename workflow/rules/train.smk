@@ -1,8 +1,8 @@
 rule train:
     """Train one (cell, width, seed) model under a named regime; resumes from checkpoints."""
     input:
-        corpus=CORPUS,
-        provenance=CORPUS_PROVENANCE,
+        # the regime's dataset: the corpus, or a generated one (regime_corpus)
+        unpack(lambda wildcards: regime_corpus(wildcards.regime)),
     output:
         model="results/models/{regime}/{cell}_{width}_s{seed}/model.pt",
         history="results/models/{regime}/{cell}_{width}_s{seed}/history.csv",
@@ -22,6 +22,8 @@ rule train:
         train_fraction=config["split"]["train_fraction"],
         checkpoint_every=config["train"]["checkpoint_every"],
         device=config["train"]["device"],
+        # the job always runs train.threads threads: results must not depend on --cores
+        threads=config["train"]["threads"],
         checkpoint_dir=lambda wildcards: (
             f"results/checkpoints/{wildcards.regime}/"
             f"{wildcards.cell}_{wildcards.width}_s{wildcards.seed}"

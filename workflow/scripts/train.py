@@ -26,7 +26,8 @@ def main(log):
         checkpoint_dir=snakemake.params.checkpoint_dir,
         checkpoint_every=snakemake.params.checkpoint_every,
         device=snakemake.params.device,
-        threads=snakemake.threads,
+        threads=snakemake.params.threads,
+        scheduled_threads=snakemake.threads,
         outputs=snakemake.output,
         log=log,
     )

@@ -1,0 +1,729 @@
+"""The claims ledger (spec F): every published number, judged against the tables.
+
+``config/published.yaml`` holds the study's numbers as data. Each entry names
+where its reproduction is read from (a table, a row selector, a column) and the
+rule that judges it; this module reads the tables, applies the rules and writes
+the ledger. Nothing here knows a published value.
+
+An entry (``claims:`` list of ``published.yaml``)::
+
+    - id: C2.lstm_gates.forget.mean         # unique
+      experiment: C2
+      description: mean forget gate over the probe set
+      published: 0.5                        # a number, or a statement (direction)
+      source: spec                          # spec | formula (see below)
+      table: results/tables/lstm_gates.csv
+      where: {model: "{reference_lstm}", seed: 0, gate: forget}
+      column: mean
+      rule: within                          # exact | within | direction
+      tolerance: {abs: 0.1}
+
+``source: formula`` marks a closed-form value the spec gives only as a formula:
+the entry carries the formula's value at the printed precision, computed
+independently of this project's code.
+
+Selectors (``table``, ``where``, ``column`` and the optional keys below) pick
+cells of a CSV table:
+
+- ``where``: ``{column: value}``; a value may be a list (any of them); string
+  values may name the grid's models as ``{reference_lstm}``,
+  ``{width_matched_gru}``, ``{budget_matched_gru}``, ``{budget_matched_rnn}``
+  (filled in from the workflow's config, so one file serves every config).
+- ``column``: a column name or an ``fnmatch`` pattern (``seed_*``).
+- ``at_max``: keep only the rows where that column is largest (``step``: the last
+  evaluated step).
+- ``agg``: ``min | max | mean | median | unique`` over every selected cell;
+  without it the selector must pick exactly one cell.
+- ``nan_as``: the value a NaN stands for (``.inf`` for "never halves").
+
+Rules and their tolerances:
+
+- ``exact`` (closed-form and protocol-identical rows): ``{sig_digits: n}`` (the
+  reproduction rounded to n significant digits equals the published value),
+  ``{rel: x}`` and/or ``{abs: x}``; a string value must be equal. Pass ->
+  verdict ``exact``.
+- ``within`` (trained rows): ``{abs: x}``, ``{rel: x}``, ``{factor: x}``
+  (published / x .. published * x) or ``{range: [lo, hi]}``. Pass -> ``within``.
+  A ``within`` entry may also carry a ``compare`` (below): when the value is
+  outside its band but the comparison holds, the verdict is ``direction``.
+- ``direction`` (findings): ``compare: {left: SEL, op: OP, right: SEL | number
+  | [lo, hi], scale: s}`` holds -> ``direction``. ``op`` is one of ``< <= > >=``
+  (``left op scale * right``) or ``between`` (``scale * lo <= left <= scale *
+  hi``). ``left`` / ``right`` are selectors; their ``table`` defaults to the
+  entry's, and their ``where`` starts from the entry's (their own keys win).
+
+A row that misses its rule is ``differs``; so is a selector that matches no row
+(the reproduced column says so). A selector naming a column the table lacks, or
+matching several cells without ``agg``, is an error in ``published.yaml``.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import html
+import math
+import operator
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import yaml
+
+VERDICTS = ("exact", "within", "direction", "differs")
+RULES = ("exact", "within", "direction")
+COMPARISONS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+AGGREGATES = ("min", "max", "mean", "median", "unique")
+TOLERANCE_KEYS = {
+    "exact": {"sig_digits", "rel", "abs"},
+    "within": {"abs", "rel", "factor", "range"},
+}
+SELECTOR_KEYS = {"table", "where", "column", "agg", "at_max", "nan_as"}
+ENTRY_KEYS = {"id", "experiment", "description", "published", "source", "rule", "tolerance", "compare"}
+ENTRY_KEYS |= SELECTOR_KEYS
+SOURCES = ("spec", "formula")
+LEDGER_COLUMNS = [
+    "id",
+    "experiment",
+    "description",
+    "published",
+    "reproduced",
+    "table",
+    "column",
+    "selector",
+    "rule",
+    "tolerance",
+    "verdict",
+]
+
+
+class ClaimError(ValueError):
+    """``published.yaml`` is malformed, or names something the tables do not have."""
+
+
+class NoMatch(LookupError):
+    """A selector matched no row (the claim then ``differs``)."""
+
+
+# --------------------------------------------------------------------------- selectors
+
+
+def _fill(value, names: Mapping[str, str], where: str):
+    """Fill ``{name}`` placeholders of a string (lists element-wise); others unchanged."""
+    if isinstance(value, list):
+        return [_fill(v, names, where) for v in value]
+    if not isinstance(value, str):
+        return value
+    try:
+        return value.format_map(names)
+    except KeyError as err:
+        raise ClaimError(f"{where}: unknown placeholder {err} in {value!r}; known: {sorted(names)}") from None
+
+
+def _matches(series: pd.Series, value) -> pd.Series:
+    """Rows of ``series`` equal to ``value`` (numerically for numbers, else as text)."""
+    if isinstance(value, list):
+        mask = pd.Series(False, index=series.index)
+        for v in value:
+            mask |= _matches(series, v)
+        return mask
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if pd.api.types.is_numeric_dtype(series):
+            return series == value
+    return series.astype(str) == str(value)
+
+
+def _number_or_text(value):
+    """A cell as a float where it is numeric, else as a string."""
+    if isinstance(value, (bool, np.bool_)):
+        return str(value)
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return float(value)
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def format_value(value, digits: int = 4) -> str:
+    """A value for the ledger: numbers to ``digits`` significant digits."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return ""
+    value = float(value)
+    if math.isnan(value) or math.isinf(value):
+        return str(value)
+    if value == int(value) and abs(value) < 1e9:
+        return str(int(value))
+    return f"{value:.{digits}g}"
+
+
+@dataclass(frozen=True)
+class Selector:
+    """Cells of one table: rows by ``where`` (and ``at_max``), ``column``, ``agg``."""
+
+    table: str
+    column: str
+    where: Mapping = field(default_factory=dict)
+    agg: str | None = None
+    at_max: str | None = None
+    nan_as: float | None = None
+
+    @classmethod
+    def from_dict(cls, data: Mapping, default_table: str | None = None, where_from: str = "") -> Selector:
+        unknown = set(data) - SELECTOR_KEYS
+        if unknown:
+            raise ClaimError(f"{where_from}: unknown selector keys {sorted(unknown)}")
+        table = data.get("table", default_table)
+        if not table or "column" not in data:
+            raise ClaimError(f"{where_from}: a selector needs `table` and `column`")
+        agg = data.get("agg")
+        if agg is not None and agg not in AGGREGATES:
+            raise ClaimError(f"{where_from}: agg must be one of {AGGREGATES}, not {agg!r}")
+        where = data.get("where") or {}
+        if not isinstance(where, Mapping):
+            raise ClaimError(f"{where_from}: `where` must be a mapping of column to value")
+        nan_as = data.get("nan_as")
+        return cls(
+            table=str(table),
+            column=str(data["column"]),
+            where=dict(where),
+            agg=agg,
+            at_max=data.get("at_max"),
+            nan_as=None if nan_as is None else float(nan_as),
+        )
+
+    def fill(self, names: Mapping[str, str], where_from: str = "") -> Selector:
+        """The selector with ``{placeholders}`` of its ``where`` values filled in."""
+        where = {key: _fill(value, names, where_from) for key, value in self.where.items()}
+        return Selector(self.table, self.column, where, self.agg, self.at_max, self.nan_as)
+
+    def describe(self) -> str:
+        """``model=lstm_w325, seed=0`` (plus ``last step``, ``median`` ...)."""
+        parts = [
+            f"{key}={'|'.join(map(str, v)) if isinstance(v, list) else v}" for key, v in self.where.items()
+        ]
+        if self.at_max:
+            parts.append(f"max {self.at_max}")
+        if self.agg:
+            parts.append(f"{self.agg} of {self.column}")
+        return ", ".join(parts)
+
+    def read(self, frame: pd.DataFrame):
+        """The selected value (float, or str for a text cell); raises NoMatch if no row."""
+        columns = [c for c in frame.columns if fnmatch.fnmatchcase(str(c), self.column)]
+        if not columns:  # e.g. seed_2 under a config with two seeds
+            raise NoMatch(f"{self.table} has no column {self.column!r}")
+        mask = pd.Series(True, index=frame.index)
+        for key, value in self.where.items():
+            if key not in frame.columns:
+                raise ClaimError(
+                    f"{self.table} has no column {key!r} to select on; it has {list(frame.columns)}"
+                )
+            mask &= _matches(frame[key], value)
+        rows = frame[mask]
+        if self.at_max is not None and len(rows):
+            if self.at_max not in frame.columns:
+                raise ClaimError(f"{self.table} has no column {self.at_max!r} (at_max)")
+            rows = rows[rows[self.at_max] == rows[self.at_max].max()]
+        values = [_number_or_text(v) for v in rows[columns].to_numpy().ravel()]
+        if not values:
+            raise NoMatch(f"no row of {self.table} where {self.describe() or 'any'}")
+        if self.nan_as is not None:
+            values = [self.nan_as if isinstance(v, float) and math.isnan(v) else v for v in values]
+        if self.agg is None:
+            if len(values) != 1:
+                raise ClaimError(
+                    f"{self.table} [{self.describe()}] column {self.column!r} selects {len(values)} "
+                    "cells; narrow `where` or give `agg`"
+                )
+            return values[0]
+        if self.agg == "unique":
+            distinct = set(values)
+            if len(distinct) != 1 and not all(isinstance(v, float) and math.isnan(v) for v in values):
+                raise ClaimError(
+                    f"{self.table} [{self.describe()}] is not unique: {sorted(map(str, distinct))}"
+                )
+            return values[0]
+        numbers = np.asarray(values, dtype=np.float64)
+        return float(
+            getattr(np, {"mean": "mean", "median": "median", "min": "min", "max": "max"}[self.agg])(numbers)
+        )
+
+
+# --------------------------------------------------------------------------- judging
+
+
+def same_to_digits(reproduced: float, published: float, digits: int) -> bool:
+    """``reproduced`` rounded to ``digits`` significant digits equals ``published``."""
+    if published == 0:
+        return reproduced == 0
+    return float(f"{reproduced:.{digits - 1}e}") == float(f"{published:.{digits - 1}e}")
+
+
+def passes(rule: str, reproduced, published, tolerance: Mapping) -> bool:
+    """Whether a value passes an ``exact`` or ``within`` rule with its tolerance."""
+    if isinstance(published, str) or isinstance(reproduced, str):
+        return str(reproduced) == str(published)
+    reproduced, published = float(reproduced), float(published)
+    if math.isnan(reproduced):
+        return False
+    if rule == "exact":
+        if "sig_digits" in tolerance:
+            return same_to_digits(reproduced, published, int(tolerance["sig_digits"]))
+        allowed = float(tolerance.get("abs", 0.0)) + float(tolerance.get("rel", 0.0)) * abs(published)
+        return abs(reproduced - published) <= allowed
+    if rule == "within":
+        if "range" in tolerance:
+            low, high = (float(v) for v in tolerance["range"])
+            return low <= reproduced <= high
+        if "factor" in tolerance:
+            factor = float(tolerance["factor"])
+            low, high = sorted((published / factor, published * factor))
+            return low <= reproduced <= high
+        allowed = float(tolerance.get("abs", 0.0)) + float(tolerance.get("rel", 0.0)) * abs(published)
+        return abs(reproduced - published) <= allowed
+    raise ClaimError(f"rule {rule!r} has no tolerance")
+
+
+def describe_tolerance(rule: str, tolerance: Mapping) -> str:
+    """The tolerance in words for the ledger (``2 significant digits``, ``+/- 0.1`` ...)."""
+    parts = []
+    if "sig_digits" in tolerance:
+        parts.append(f"{tolerance['sig_digits']} significant digits")
+    if "abs" in tolerance:
+        parts.append(f"+/- {format_value(float(tolerance['abs']))}")
+    if "rel" in tolerance:
+        parts.append(f"+/- {format_value(100 * float(tolerance['rel']))} %")
+    if "factor" in tolerance:
+        parts.append(f"x/÷ {format_value(float(tolerance['factor']))}")
+    if "range" in tolerance:
+        low, high = tolerance["range"]
+        parts.append(f"in [{format_value(float(low))}, {format_value(float(high))}]")
+    if rule == "exact" and not parts:
+        parts.append("equal")
+    return "; ".join(parts)
+
+
+def _with_where(side: Mapping, default_where: Mapping | None) -> Mapping:
+    """A compare side's ``where`` starts from its claim's (the side's keys win)."""
+    if not default_where:
+        return side
+    return {**side, "where": {**default_where, **(side.get("where") or {})}}
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """``left op scale * right`` (or ``left between scale * [lo, hi]``)."""
+
+    left: Selector
+    op: str
+    right: tuple  # one or two (Selector | float)
+    scale: float = 1.0
+
+    @classmethod
+    def from_dict(
+        cls, data: Mapping, default_table: str | None, where_from: str, default_where: Mapping | None = None
+    ) -> Comparison:
+        unknown = set(data) - {"left", "op", "right", "scale"}
+        if unknown:
+            raise ClaimError(f"{where_from}: unknown compare keys {sorted(unknown)}")
+        op = data.get("op")
+        if op not in COMPARISONS and op != "between":
+            raise ClaimError(
+                f"{where_from}: compare op must be one of {[*COMPARISONS, 'between']}, not {op!r}"
+            )
+        if "left" not in data or "right" not in data:
+            raise ClaimError(f"{where_from}: compare needs `left` and `right`")
+        right = data["right"]
+        if op == "between":
+            if not isinstance(right, list) or len(right) != 2:
+                raise ClaimError(f"{where_from}: `between` needs right: [lo, hi]")
+            sides = tuple(right)
+        else:
+            sides = (right,)
+
+        def side(value):
+            if isinstance(value, Mapping):
+                return Selector.from_dict(_with_where(value, default_where), default_table, where_from)
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                return float(value)
+            raise ClaimError(f"{where_from}: a compare side is a selector or a number, not {value!r}")
+
+        return cls(
+            left=Selector.from_dict(_with_where(data["left"], default_where), default_table, where_from),
+            op=op,
+            right=tuple(side(v) for v in sides),
+            scale=float(data.get("scale", 1.0)),
+        )
+
+    def fill(self, names: Mapping[str, str], where_from: str) -> Comparison:
+        right = tuple(v.fill(names, where_from) if isinstance(v, Selector) else v for v in self.right)
+        return Comparison(self.left.fill(names, where_from), self.op, right, self.scale)
+
+    def selectors(self) -> list[Selector]:
+        return [self.left, *(v for v in self.right if isinstance(v, Selector))]
+
+    def _scaled(self, text: str) -> str:
+        return text if self.scale == 1.0 else f"{format_value(self.scale)} x {text}"
+
+    def describe(self) -> str:
+        def side(value):
+            if isinstance(value, Selector):
+                return f"{value.column} [{value.describe()}]"
+            return format_value(value)
+
+        if self.op == "between":
+            return f"{side(self.left)} between {self._scaled(side(self.right[0]))} and " + self._scaled(
+                side(self.right[1])
+            )
+        return f"{side(self.left)} {self.op} {self._scaled(side(self.right[0]))}"
+
+    def evaluate(self, tables: Mapping[str, pd.DataFrame]) -> tuple[bool, str]:
+        """(holds, the comparison with its numbers, e.g. ``1.62 < 1.68``)."""
+        left = float(self.left.read(tables[self.left.table]))
+        right = [float(v.read(tables[v.table])) if isinstance(v, Selector) else v for v in self.right]
+        bounds = [self.scale * v for v in right]
+        if self.op == "between":
+            holds = bounds[0] <= left <= bounds[1]
+            text = f"{format_value(left)} in [{format_value(bounds[0])}, {format_value(bounds[1])}]"
+        else:
+            holds = bool(COMPARISONS[self.op](left, bounds[0]))
+            text = f"{format_value(left)} {self.op} {format_value(bounds[0])}"
+        if math.isnan(left) or any(math.isnan(b) for b in bounds):
+            holds = False
+        return holds, text
+
+
+# --------------------------------------------------------------------------- claims
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One published number (or finding) and how to judge its reproduction."""
+
+    id: str
+    experiment: str
+    description: str
+    published: object
+    rule: str
+    source: str = "spec"
+    tolerance: Mapping = field(default_factory=dict)
+    selector: Selector | None = None
+    compare: Comparison | None = None
+
+    @classmethod
+    def from_dict(cls, data: Mapping) -> Claim:
+        cid = data.get("id", "<no id>")
+        unknown = set(data) - ENTRY_KEYS
+        if unknown:
+            raise ClaimError(f"claim {cid}: unknown keys {sorted(unknown)}")
+        for key in ("id", "experiment", "description", "published", "rule"):
+            if key not in data:
+                raise ClaimError(f"claim {cid}: missing `{key}`")
+        rule = data["rule"]
+        if rule not in RULES:
+            raise ClaimError(f"claim {cid}: rule must be one of {RULES}, not {rule!r}")
+        source = data.get("source", "spec")
+        if source not in SOURCES:
+            raise ClaimError(f"claim {cid}: source must be one of {SOURCES}, not {source!r}")
+        tolerance = dict(data.get("tolerance") or {})
+        selector = None
+        if "column" in data:
+            selector = Selector.from_dict(
+                {k: v for k, v in data.items() if k in SELECTOR_KEYS}, where_from=f"claim {cid}"
+            )
+        compare = None
+        if "compare" in data:
+            compare = Comparison.from_dict(
+                data["compare"], data.get("table"), f"claim {cid}", data.get("where")
+            )
+        if rule in ("exact", "within"):
+            if selector is None:
+                raise ClaimError(f"claim {cid}: an {rule} claim needs `table` and `column`")
+            unknown = set(tolerance) - TOLERANCE_KEYS[rule]
+            if unknown or (rule == "within" and not tolerance):
+                raise ClaimError(
+                    f"claim {cid}: {rule} tolerance keys are {sorted(TOLERANCE_KEYS[rule])}, "
+                    f"got {sorted(tolerance)}"
+                )
+            if rule == "exact" and compare is not None:
+                raise ClaimError(f"claim {cid}: an exact claim takes no `compare`")
+        elif compare is None:
+            raise ClaimError(f"claim {cid}: a direction claim needs `compare`")
+        published = data["published"]
+        if isinstance(published, str):
+            try:  # PyYAML reads 4e-07 (no dot) as text
+                published = float(published)
+            except ValueError:
+                pass
+        if rule == "within" and isinstance(published, str):
+            raise ClaimError(f"claim {cid}: a within claim needs a numeric published value")
+        return cls(
+            id=str(data["id"]),
+            experiment=str(data["experiment"]),
+            description=str(data["description"]).strip(),
+            published=published,
+            rule=rule,
+            source=source,
+            tolerance=tolerance,
+            selector=selector,
+            compare=compare,
+        )
+
+    def fill(self, names: Mapping[str, str]) -> Claim:
+        """The claim with the grid's model names filled into its selectors."""
+        where = f"claim {self.id}"
+        return Claim(
+            self.id,
+            self.experiment,
+            self.description,
+            self.published,
+            self.rule,
+            self.source,
+            self.tolerance,
+            None if self.selector is None else self.selector.fill(names, where),
+            None if self.compare is None else self.compare.fill(names, where),
+        )
+
+    def selectors(self) -> list[Selector]:
+        found = [] if self.selector is None else [self.selector]
+        return found + ([] if self.compare is None else self.compare.selectors())
+
+    def tables(self) -> list[str]:
+        """Every table this claim reads, in first-use order."""
+        return list(dict.fromkeys(s.table for s in self.selectors()))
+
+    def judge(self, tables: Mapping[str, pd.DataFrame]) -> dict:
+        """The claim's ledger row: what was read, and the verdict."""
+        tol_text = describe_tolerance(self.rule, self.tolerance)
+        if self.compare is not None:
+            fallback = ("else " if self.rule == "within" else "") + self.compare.describe()
+            tol_text = f"{tol_text}; {fallback}" if tol_text else fallback
+        main = self.selector if self.selector is not None else self.compare.left
+        row = {
+            "id": self.id,
+            "experiment": self.experiment,
+            "description": self.description,
+            "published": format_value(self.published, digits=6),
+            "table": "; ".join(self.tables()),
+            "column": main.column,
+            "selector": main.describe(),
+            "rule": self.rule,
+            "tolerance": tol_text,
+        }
+        try:
+            verdict, reproduced = self._verdict(tables)
+        except NoMatch as missing:
+            verdict, reproduced = "differs", f"missing: {missing}"
+        row["reproduced"] = reproduced
+        row["verdict"] = verdict
+        return row
+
+    def _verdict(self, tables) -> tuple[str, str]:
+        if self.rule == "direction":
+            holds, text = self.compare.evaluate(tables)
+            return ("direction" if holds else "differs"), text
+        value = self.selector.read(tables[self.selector.table])
+        if passes(self.rule, value, self.published, self.tolerance):
+            return self.rule, format_value(value, digits=6)
+        if self.compare is not None:
+            holds, text = self.compare.evaluate(tables)
+            if holds:
+                return "direction", f"{format_value(value, digits=6)} ({text})"
+        return "differs", format_value(value, digits=6)
+
+
+def flatten_groups(entries: list) -> list[dict]:
+    """Claims with their ``group``'s keys filled in (``where`` merged, the claim's keys
+    winning; a claim that changes the group's ``rule`` keeps none of its ``tolerance``)."""
+    flat = []
+    for entry in entries:
+        if not isinstance(entry, Mapping):
+            raise ClaimError(f"a claim must be a mapping, not {entry!r}")
+        if "group" not in entry:
+            flat.append(dict(entry))
+            continue
+        shared = {k: v for k, v in entry.items() if k not in ("group", "claims")}
+        unknown = set(shared) - ENTRY_KEYS
+        if unknown:
+            raise ClaimError(f"group {entry['group']!r}: unknown keys {sorted(unknown)}")
+        if not isinstance(entry.get("claims"), list):
+            raise ClaimError(f"group {entry['group']!r} needs a `claims:` list")
+        for claim in entry["claims"]:
+            merged = dict(shared)
+            if "rule" in claim and claim["rule"] != shared.get("rule"):
+                merged.pop("tolerance", None)
+            merged.update(claim)
+            if "where" in shared and "where" in claim:
+                merged["where"] = {**shared["where"], **claim["where"]}
+            flat.append(merged)
+    return flat
+
+
+def parse_claims(data: Mapping) -> list[Claim]:
+    """Claims from the parsed ``published.yaml`` (groups flattened); ids must be unique."""
+    if not isinstance(data, Mapping) or not isinstance(data.get("claims"), list):
+        raise ClaimError("published.yaml must hold a `claims:` list")
+    claims = [Claim.from_dict(entry) for entry in flatten_groups(data["claims"])]
+    counts = Counter(c.id for c in claims)
+    repeated = sorted(cid for cid, n in counts.items() if n > 1)
+    if repeated:
+        raise ClaimError(f"claim ids must be unique; repeated: {repeated}")
+    return claims
+
+
+def load_claims(path: str | Path) -> list[Claim]:
+    """The claims of a ``published.yaml`` file."""
+    with open(path) as handle:
+        return parse_claims(yaml.safe_load(handle))
+
+
+def claim_tables(claims: list[Claim]) -> list[str]:
+    """Every table the claims read, sorted (the ledger rule's inputs)."""
+    return sorted({table for claim in claims for table in claim.tables()})
+
+
+def read_tables(paths, base: str | Path = ".") -> dict[str, pd.DataFrame]:
+    """The CSV tables, keyed by the path the claims name them by."""
+    return {path: pd.read_csv(Path(base) / path) for path in paths}
+
+
+def build_ledger(
+    claims: list[Claim], tables: Mapping[str, pd.DataFrame], names: Mapping[str, str]
+) -> pd.DataFrame:
+    """One row per claim (``LEDGER_COLUMNS``), in ``published.yaml``'s order."""
+    missing = sorted(set(claim_tables(claims)) - set(tables))
+    if missing:
+        raise ClaimError(f"tables not given to the ledger: {missing}")
+    rows = [claim.fill(names).judge(tables) for claim in claims]
+    return pd.DataFrame(rows, columns=LEDGER_COLUMNS)
+
+
+def verdict_counts(ledger: pd.DataFrame) -> dict[str, int]:
+    counts = Counter(ledger["verdict"])
+    return {verdict: counts.get(verdict, 0) for verdict in VERDICTS}
+
+
+def summary_line(ledger: pd.DataFrame) -> str:
+    """``120 claims: 40 exact, 30 within, 20 direction, 30 differs``."""
+    counts = verdict_counts(ledger)
+    return f"{len(ledger)} claims: " + ", ".join(f"{n} {verdict}" for verdict, n in counts.items())
+
+
+# --------------------------------------------------------------------------- rendering
+
+
+FAMILIES = {
+    "A": "Closed-form tables",
+    "B": "Gradient reach at initialisation",
+    "C": "The trained LSTM's gates",
+    "D": "GRU against LSTM",
+    "E": "Reach and training dynamics",
+}
+
+
+def _md_cell(value) -> str:
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(ledger: pd.DataFrame, title: str = "The claims ledger") -> str:
+    """The ledger for a reader: summary line first, then one table per experiment family."""
+    lines = [
+        title,
+        "=" * len(title),
+        "",
+        f"**{summary_line(ledger)}**",
+        "",
+        "Each row is one number (or finding) of the published study, the value this run "
+        "reproduced, where it was read from and the verdict: `exact` (closed-form or "
+        "protocol-identical, equal within the stated tolerance), `within` (a trained "
+        "value inside its stated band), `direction` (the finding holds) or `differs`. "
+        "Published values and rules live in `config/published.yaml`; this file is made "
+        "by the workflow's `claims` rule from the tables.",
+        "",
+    ]
+    header = "| id | claim | published | reproduced | rule | verdict | read from |"
+    for family, group in ledger.groupby(ledger["experiment"].str[0], sort=True):
+        counts = verdict_counts(group)
+        name = f"{family}. {FAMILIES[family]}" if family in FAMILIES else family
+        lines += [
+            f"## {name}: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n),
+            "",
+            header,
+            "|---|---|---|---|---|---|---|",
+        ]
+        for row in group.itertuples(index=False):
+            rule = row.rule + (f" ({row.tolerance})" if row.tolerance else "")
+            where = f"`{row.table}` {row.column}" + (f" [{row.selector}]" if row.selector else "")
+            cells = [
+                row.id,
+                row.description,
+                row.published,
+                row.reproduced,
+                rule,
+                f"**{row.verdict}**",
+                where,
+            ]
+            lines.append("| " + " | ".join(_md_cell(c) for c in cells) + " |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+HTML_STYLE = """
+.claims-ledger { font-family: system-ui, sans-serif; font-size: 12px; }
+.claims-ledger table { border-collapse: collapse; width: 100%; }
+.claims-ledger th, .claims-ledger td { border-bottom: 1px solid #ddd; padding: 2px 4px;
+  text-align: left; vertical-align: top; }
+.claims-ledger td.verdict { font-weight: bold; }
+.claims-ledger tr.exact td.verdict { color: #146c2e; }
+.claims-ledger tr.within td.verdict { color: #1a5fb4; }
+.claims-ledger tr.direction td.verdict { color: #9c6500; }
+.claims-ledger tr.differs td.verdict { color: #b3261e; }
+.claims-ledger .what { color: #555; font-size: 11px; }
+.claims-ledger code::before, .claims-ledger code::after { content: none; }
+.claims-ledger table.families { width: auto; margin-bottom: 1em; }
+.claims-ledger table.families td { text-align: right; }
+"""
+
+
+def render_html(ledger: pd.DataFrame, title: str = "The claims ledger") -> str:
+    """A self-contained HTML fragment: summary and a compact table (id and claim,
+    published, reproduced, verdict; the rule and source in each row's tooltip)."""
+    esc = html.escape
+    counts = verdict_counts(ledger)
+    rows = []
+    for row in ledger.itertuples(index=False):
+        tip = f"{row.rule} {row.tolerance}; read from {row.table} {row.column} [{row.selector}]"
+        rows.append(
+            f'<tr class="claim {esc(row.verdict)}" data-claim-id="{esc(row.id)}" title="{esc(tip)}">'
+            f'<td><code>{esc(row.id)}</code><div class="what">{esc(row.description)}</div></td>'
+            f"<td>{esc(str(row.published))}</td><td>{esc(str(row.reproduced))}</td>"
+            f'<td class="verdict">{esc(row.verdict)}</td></tr>'
+        )
+    summary = ", ".join(f'<span class="count {v}">{n} {v}</span>' for v, n in counts.items())
+    families = ["<tr><th>family</th>" + "".join(f"<th>{v}</th>" for v in VERDICTS) + "</tr>"]
+    for family, group in ledger.groupby(ledger["experiment"].str[0], sort=True):
+        name = f"{family}. {FAMILIES[family]}" if family in FAMILIES else family
+        cells = "".join(f"<td>{n}</td>" for n in verdict_counts(group).values())
+        families.append(f'<tr class="family"><th>{esc(name)}</th>{cells}</tr>')
+    return "\n".join(
+        [
+            f"<style>{HTML_STYLE}</style>",
+            '<div class="claims-ledger">',
+            f"<h2>{esc(title)}</h2>",
+            f'<p class="summary"><b>{len(ledger)} claims:</b> {summary}</p>',
+            '<table class="families">',
+            *families,
+            "</table>",
+            "<table><thead><tr><th>claim</th><th>published</th><th>reproduced</th><th>verdict</th></tr>"
+            "</thead><tbody>",
+            *rows,
+            "</tbody></table>",
+            "</div>",
+            "",
+        ]
+    )

@@ -1,0 +1,445 @@
+"""The gate tables of the study (C1-C5, D1, D2, D5, E1, E3), from saved gates and trained models.
+
+Two kinds of input:
+
+- saved probe gates (``results/gates/<regime>/<model>_s<seed>.npz``, written by
+  :func:`write_probe_gates` with :func:`gatedrnn.gates.save_gates`) for the
+  statistics of the gates themselves (C2, C3, C5, D1, D2, D5);
+- trained models (``results/models/<regime>/<model>_s<seed>/``) and the probe
+  set for the measures that rerun a model on changed text or differentiate it
+  (C4, E1, E3).
+
+Every table has one row (or block of rows) per seed, with a ``model`` column
+(the model id, e.g. ``lstm_w325``) and a ``seed`` column; the study's one model
+corresponds to seed 0. Statistics and protocols are those of
+:mod:`gatedrnn.analysis` (percentile method, per-unit half-lives from the unit's
+mean gate, the one-character perturbation at position 64 followed for 32 steps).
+
+Choices fixed here (the README repeats them):
+
+- The probe set is :func:`gatedrnn.data.probe_windows` over the validation split
+  (config ``probe.lines`` x ``probe.length``; the study's 32 x 128). The
+  perturbation measures need ``probe.length >= CHANGE_POSITION + DECAY_STEPS + 1``
+  (97); a shorter probe is an error, not a silently shorter curve.
+- Gate names in the tables: LSTM ``input`` (i), ``forget`` (f), ``output`` (o),
+  ``candidate`` (g); GRU ``update`` (z), ``reset`` (r), ``candidate`` (n), in
+  PyTorch's convention: ``h' = (1 - z) n + z h``, so ``z`` is the fraction of
+  the state KEPT, and the reset acts after the recurrent matrix. The GRU's
+  per-unit half-life (D5) is therefore ``half_life(mean z)``, like the LSTM's
+  ``half_life(mean f)``.
+- The forget-bias sweep (E3): b = 0 is the grid's own LSTM, trained with
+  PyTorch's default initialisation, whose forget-gate biases (bias_ih + bias_hh)
+  are uniform around 0 (so f starts near sigmoid(0) = 0.5); the other values
+  are regimes that set the bias_ih forget slice to b and bias_hh's to 0. The
+  ``init`` column says which (``pytorch_default`` or ``forget_bias``).
+- The manual step check (C1) is taken by :func:`write_probe_gates` on the same
+  probe set as the saved gates, on the CPU in float32. ``max_abs_diff`` is the
+  larger of the hidden-state and final cell-state differences (absolute, as the
+  study printed it); a model whose hidden states, or whose cell state relative to
+  its size, differ from the module's by ``CHECK_TOLERANCE`` or more is an error
+  (its gates would not be its own).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import torch
+
+from .analysis import (
+    CHANGE_POSITION,
+    COUPLING_BINS,
+    DECAY_STEPS,
+    cell_state_decay,
+    coupling_histogram,
+    coupling_stats,
+    curve_half_life,
+    gate_by_char,
+    gate_summary,
+    half_life,
+    hidden_state_decay,
+    trained_model_reach,
+    unit_gate_summary,
+    unit_means,
+)
+from .data import probe_windows
+from .gates import GATE_NAMES, ProbeGates, extract_gates, load_gates, manual_step_check, save_gates
+from .pipeline import corpus_splits
+from .train import load_model
+
+CHECK_TOLERANCE = 1e-5
+
+GATE_LABELS = {
+    "lstm": {"i": "input", "f": "forget", "o": "output", "g": "candidate"},
+    "gru": {"z": "update", "r": "reset", "n": "candidate"},
+}
+# Row order of C2 and D1 (the study's order, then the candidate).
+TABLE_GATES = {"lstm": ("i", "f", "o", "g"), "gru": ("z", "r", "n")}
+CONVENTIONS = {
+    "lstm": "PyTorch nn.LSTM: c' = f c + i g, h' = o tanh(c')",
+    "gru": "PyTorch nn.GRU: h' = (1 - z) n + z h (z = fraction kept), reset after the matrix",
+}
+# The gate whose per-unit mean sets a unit's half-life (D5): the fraction of the state kept.
+KEEP_GATE = {"lstm": "f", "gru": "z"}
+
+MANUAL_CHECK_COLUMNS = [
+    "model",
+    "max_abs_diff",
+    "seed",
+    "cell",
+    "width",
+    "max_abs_diff_hidden",
+    "max_abs_diff_final_cell",
+    "positions",
+    "units",
+    "max_abs_final_cell",
+    "max_rel_diff",
+    "dtype",
+    "regime",
+]
+GATE_TABLE_COLUMNS = ["model", "seed", "gate", "mean", "p5", "p25", "p50", "p75", "p95", "symbol", "values"]
+
+_NAME = re.compile(r"^(?P<model>[a-z][a-z_]*_(?:w|budget)\d+)_s(?P<seed>\d+)(\.npz)?$")
+
+
+# ------------------------------------------------------------------- inputs
+
+
+def parse_name(path) -> tuple[str, str, int]:
+    """``(regime, model id, seed)`` of a gates file or model directory,
+    e.g. ``results/gates/default/lstm_w325_s0.npz`` -> ``("default", "lstm_w325", 0)``."""
+    path = Path(path)
+    match = _NAME.match(path.name)
+    if match is None:
+        raise ValueError(f"{path} is not named <cell>_<width>_s<seed>")
+    return path.parent.name, match["model"], int(match["seed"])
+
+
+def probe_set(corpus_path, provenance_path, train_fraction: float, lines: int, length: int):
+    """The probe set: token ids ``(lines, length)`` and the text of each line."""
+    vocab, _, val_ids, _ = corpus_splits(corpus_path, provenance_path, train_fraction)
+    tokens = probe_windows(val_ids, lines, length)
+    return tokens, [vocab.decode(row) for row in tokens]
+
+
+def check_perturbation_fits(length: int, position: int = CHANGE_POSITION, steps: int = DECAY_STEPS) -> None:
+    if position + steps >= length:
+        raise ValueError(
+            f"the perturbation changes character {position} and follows it {steps} steps, which needs "
+            f"probe lines of at least {position + steps + 1} characters; probe.length is {length}"
+        )
+
+
+def load_probe_gates(paths) -> list[tuple[str, int, ProbeGates]]:
+    """``(model id, seed, gates)`` of every gates file, in the given order."""
+    loaded = []
+    for path in paths:
+        _, model, seed = parse_name(path)
+        loaded.append((model, seed, load_gates(path)))
+    return loaded
+
+
+def load_models(model_dirs) -> list[tuple[torch.nn.Module, dict]]:
+    """``(model, summary)`` of every trained-model directory, in the given order."""
+    return [load_model(path) for path in model_dirs]
+
+
+# ---------------------------------------------------------- gates rule and C1
+
+
+def write_probe_gates(
+    model_dir, tokens: torch.Tensor, lines: list[str], gates_path, check_path, log=print
+) -> dict:
+    """Extract one model's gates on the probe set, save them, and check them (C1).
+
+    Writes ``gates_path`` (:func:`gatedrnn.gates.save_gates`, gates only: the
+    cell's ``GATE_NAMES``; an RNN keeps just the probe tokens and text) and
+    ``check_path`` (JSON: the model's identity, :func:`gatedrnn.gates.manual_step_check`,
+    ``max_abs_final_cell`` (the largest |c_T|, LSTM only) and ``max_rel_diff``).
+
+    ``max_rel_diff`` is the hidden-state difference (h is bounded by 1) and the
+    final cell-state difference divided by ``max(1, max |c_T|)``, whichever is
+    larger: float32 rounding grows with the size of the cell state, so an
+    absolute bound on the cell would fail a healthy model with a large state.
+    The rule fails when ``max_rel_diff >= CHECK_TOLERANCE``.
+    """
+    model, summary = load_model(model_dir)
+    gates = extract_gates(model, tokens)
+    check = {
+        "model": summary["model"],
+        "seed": summary["seed"],
+        "cell": summary["cell"],
+        "width": summary["width"],
+        "regime": summary.get("regime", Path(model_dir).parent.name),
+        **manual_step_check(model, tokens),
+    }
+    if "c" in gates:
+        scale = float(np.abs(gates["c"][:, -1]).max())
+        relative_cell = check["max_abs_diff_final_cell"] / max(1.0, scale)
+    else:
+        scale, relative_cell = float("nan"), 0.0
+    check["max_abs_final_cell"] = scale
+    check["max_rel_diff"] = max(check["max_abs_diff_hidden"], relative_cell)
+    log(json.dumps(check))
+    if not check["max_rel_diff"] < CHECK_TOLERANCE:
+        raise ValueError(
+            f"{model_dir}: recomputed states differ from the module's by {check['max_abs_diff']:.3g} "
+            f"(relative {check['max_rel_diff']:.3g}, tolerance {CHECK_TOLERANCE:g}); the gates would "
+            "not be the model's own"
+        )
+    save_gates(gates_path, gates, tokens, lines, summary["cell"], keys=GATE_NAMES[summary["cell"]])
+    # strict JSON: a quantity the cell does not have (the RNN's and GRU's cell state) is null
+    check = {k: None if isinstance(v, float) and math.isnan(v) else v for k, v in check.items()}
+    Path(check_path).write_text(json.dumps(check, indent=2, allow_nan=False) + "\n")
+    return check
+
+
+def manual_step_check_table(checks: list[dict]) -> pd.DataFrame:
+    """C1: one row per model and seed (columns ``MANUAL_CHECK_COLUMNS``)."""
+    return pd.DataFrame(checks).reindex(columns=MANUAL_CHECK_COLUMNS)
+
+
+# --------------------------------------------------------- gate statistics
+
+
+def gate_table(probes: list[tuple[str, int, ProbeGates]]) -> pd.DataFrame:
+    """C2 (LSTM) / D1 (GRU): mean and percentiles of every gate, pooled over the probe set.
+
+    Columns ``GATE_TABLE_COLUMNS`` plus ``convention``; gates named by
+    ``GATE_LABELS`` (``symbol`` keeps PyTorch's letter).
+    """
+    rows = []
+    for model, seed, probe in probes:
+        for symbol in TABLE_GATES[probe.cell]:
+            summary = gate_summary(probe.gates[symbol])
+            rows.append(
+                {
+                    "model": model,
+                    "seed": seed,
+                    "gate": GATE_LABELS[probe.cell][symbol],
+                    **{k: summary[k] for k in ("mean", "p5", "p25", "p50", "p75", "p95")},
+                    "symbol": symbol,
+                    "values": summary["values"],
+                    "convention": CONVENTIONS[probe.cell],
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def _require(probe: ProbeGates, cell: str, what: str) -> None:
+    if probe.cell != cell:
+        raise ValueError(f"{what} needs {cell} gates, not {probe.cell}")
+
+
+def forget_units_table(probes) -> pd.DataFrame:
+    """C3: spread of the per-unit mean forget gate and its half-lives, one row per seed."""
+    rows = []
+    for model, seed, probe in probes:
+        _require(probe, "lstm", "the forget-gate units table")
+        rows.append({"model": model, "seed": seed, **unit_gate_summary(probe.gates["f"])})
+    return pd.DataFrame(rows)
+
+
+def forget_by_char_table(probes) -> pd.DataFrame:
+    """C5: mean forget gate by the class of the character read (space, newline, other)."""
+    frames = []
+    for model, seed, probe in probes:
+        _require(probe, "lstm", "the forget gate by character")
+        frame = gate_by_char(probe.gates["f"], probe.lines)
+        frame.insert(0, "model", model)
+        frame.insert(1, "seed", seed)
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
+
+
+def coupling_table(probes, bins: int = COUPLING_BINS) -> pd.DataFrame:
+    """D2: correlation of i with 1 - f and the histogram's departure from independence."""
+    rows = []
+    for model, seed, probe in probes:
+        _require(probe, "lstm", "the coupling table")
+        stats = coupling_stats(probe.gates["i"], probe.gates["f"], bins)
+        stats["units_corr_above_half"] = stats.pop("units_corr_above_0.5")
+        rows.append({"model": model, "seed": seed, **stats})
+    columns = [
+        "model",
+        "seed",
+        "values",
+        "units",
+        "corr_all",
+        "unit_corr_min",
+        "unit_corr_median",
+        "unit_corr_max",
+        "units_corr_above_half",
+        "mean_i_plus_f",
+        "hist_max_departure",
+    ]
+    return pd.DataFrame(rows).reindex(columns=columns)
+
+
+def coupling_histogram_table(probes, bins: int = COUPLING_BINS) -> pd.DataFrame:
+    """D2/D6, long form: the ``bins x bins`` histogram of (1 - f, i) per seed.
+
+    Columns ``model, seed, bin_kept, bin_input`` (bin indices of 1 - f and i),
+    ``kept_lo, kept_hi, input_lo, input_hi`` (bin edges), ``mass`` (fraction of
+    all values) and ``independent_mass`` (product of the marginals).
+    """
+    frames = []
+    for model, seed, probe in probes:
+        _require(probe, "lstm", "the coupling histogram")
+        mass, edges = coupling_histogram(probe.gates["i"], probe.gates["f"], bins)
+        product = np.outer(mass.sum(axis=1), mass.sum(axis=0))
+        a, b = np.meshgrid(np.arange(bins), np.arange(bins), indexing="ij")
+        frames.append(
+            pd.DataFrame(
+                {
+                    "model": model,
+                    "seed": seed,
+                    "bin_kept": a.ravel(),
+                    "bin_input": b.ravel(),
+                    "kept_lo": edges[a.ravel()],
+                    "kept_hi": edges[a.ravel() + 1],
+                    "input_lo": edges[b.ravel()],
+                    "input_hi": edges[b.ravel() + 1],
+                    "mass": mass.ravel(),
+                    "independent_mass": product.ravel(),
+                }
+            )
+        )
+    return pd.concat(frames, ignore_index=True)
+
+
+def unit_gates_table(probes) -> pd.DataFrame:
+    """D5/D6, long form: every unit's mean keep gate (LSTM f, GRU z) and its half-life.
+
+    Columns ``model, cell, gate, seed, unit, mean_gate, half_life``.
+    """
+    frames = []
+    for model, seed, probe in probes:
+        if probe.cell not in KEEP_GATE:
+            raise ValueError(f"a {probe.cell} has no gate that keeps the state")
+        symbol = KEEP_GATE[probe.cell]
+        means = unit_means(probe.gates[symbol])
+        frames.append(
+            pd.DataFrame(
+                {
+                    "model": model,
+                    "cell": probe.cell,
+                    "gate": GATE_LABELS[probe.cell][symbol],
+                    "seed": seed,
+                    "unit": np.arange(means.size),
+                    "mean_gate": means,
+                    "half_life": half_life(means),
+                }
+            )
+        )
+    return pd.concat(frames, ignore_index=True)
+
+
+def unit_half_lives_table(units: pd.DataFrame) -> pd.DataFrame:
+    """D5: per model and seed, min / median / max of the per-unit half-lives
+    (from :func:`unit_gates_table`), plus the same of the mean gate."""
+    rows = []
+    for (model, seed), group in units.groupby(["model", "seed"], sort=False):
+        lives, means = group["half_life"], group["mean_gate"]
+        rows.append(
+            {
+                "model": model,
+                "cell": group["cell"].iloc[0],
+                "gate": group["gate"].iloc[0],
+                "seed": seed,
+                "units": len(group),
+                "half_life_min": float(lives.min()),
+                "half_life_median": float(lives.median()),
+                "half_life_max": float(lives.max()),
+                "mean_gate_min": float(means.min()),
+                "mean_gate_median": float(means.median()),
+                "mean_gate_max": float(means.max()),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------- perturbation and reach
+
+
+def cell_decay_table(models, tokens: torch.Tensor) -> pd.DataFrame:
+    """C4: the cell-state difference after one changed character, measured and
+    from the forget gate alone, k = 0..32, per seed, with each curve's half-life."""
+    check_perturbation_fits(tokens.shape[1])
+    frames = []
+    for model, summary in models:
+        curve = cell_state_decay(model, tokens)
+        curve.insert(0, "model", summary["model"])
+        curve.insert(1, "seed", summary["seed"])
+        curve["measured_half_life"] = curve_half_life(curve["measured"].to_numpy())
+        curve["forget_alone_half_life"] = curve_half_life(curve["forget_alone"].to_numpy())
+        curve["measured_over_forget_alone"] = curve["measured"] / curve["forget_alone"]
+        frames.append(curve)
+    return pd.concat(frames, ignore_index=True)
+
+
+def hidden_decay_table(models, tokens: torch.Tensor) -> pd.DataFrame:
+    """E1: the hidden-state difference after one changed character, k = 0..32,
+    per model and seed, with the curve's half-life."""
+    check_perturbation_fits(tokens.shape[1])
+    frames = []
+    for model, summary in models:
+        curve = hidden_state_decay(model, tokens)
+        curve.insert(0, "model", summary["model"])
+        curve.insert(1, "cell", summary["cell"])
+        curve.insert(2, "seed", summary["seed"])
+        curve["half_life"] = curve_half_life(curve["measured"].to_numpy())
+        frames.append(curve)
+    return pd.concat(frames, ignore_index=True)
+
+
+def forget_bias_of(regime_forget_bias: float | None) -> tuple[float, str]:
+    """``(b, init)`` of a sweep regime: ``None`` (PyTorch's default, biases uniform
+    around 0) is b = 0 with init ``pytorch_default``; a number is itself, ``forget_bias``."""
+    if regime_forget_bias is None:
+        return 0.0, "pytorch_default"
+    return float(regime_forget_bias), "forget_bias"
+
+
+def forget_bias_sweep_table(models, forget_biases: dict[str, float | None], tokens) -> pd.DataFrame:
+    """E3: best validation loss and reach of each sweep model.
+
+    ``forget_biases`` maps a regime to its ``train.forget_bias`` (``None``: the
+    default initialisation, see :func:`forget_bias_of`). Reach is
+    :func:`gatedrnn.analysis.trained_model_reach` on the probe set:
+    ``state_half_life`` (E1's measure) and the gradient of the last hidden state
+    back over the whole probe line (``grad_*``). Rows sorted by forget bias, seed.
+    """
+    check_perturbation_fits(tokens.shape[1])
+    rows = []
+    for model, summary in models:
+        regime = summary["regime"]
+        if regime not in forget_biases:
+            raise ValueError(
+                f"{summary['model']} seed {summary['seed']} comes from regime {regime!r}, "
+                f"which is not in the sweep ({', '.join(forget_biases)})"
+            )
+        bias, init = forget_bias_of(forget_biases[regime])
+        reach = trained_model_reach(model, tokens)
+        rows.append(
+            {
+                "model": summary["model"],
+                "forget_bias": bias,
+                "seed": summary["seed"],
+                "best_val_loss": summary["best_val_loss"],
+                "state_half_life": reach["state_half_life"],
+                "grad_first_over_last": reach["first_over_last"],
+                "grad_half_distance": reach["half_distance"],
+                "grad_log10_first_over_last": reach["log10_first_over_last"],
+                "best_step": summary["best_step"],
+                "regime": regime,
+                "init": init,
+                "window": int(tokens.shape[1]),
+            }
+        )
+    return pd.DataFrame(rows).sort_values(["forget_bias", "seed"], kind="stable", ignore_index=True)

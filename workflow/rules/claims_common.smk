@@ -1,0 +1,35 @@
+# Helpers of claims.smk: where published.yaml is, what its placeholders stand for,
+# and which tables it reads (computed when the DAG is built).
+
+import os
+
+import yaml
+
+# Shipped with the workflow, so found beside the Snakefile whatever --directory is.
+PUBLISHED = os.path.join(workflow.basedir, "config", "published.yaml")
+
+# What published.yaml's {placeholders} stand for under this config.
+CLAIM_MODELS = {
+    "reference_lstm": model_id(*REFERENCE_LSTM),
+    "width_matched_gru": model_id(*WIDTH_MATCHED_GRU),
+    "budget_matched_gru": model_id(*BUDGET_MATCHED_GRU),
+    "budget_matched_rnn": model_id("rnn", "budget"),
+}
+
+
+def published_tables(path=PUBLISHED):
+    """Every `table:` that published.yaml names (claims, groups and compare sides)."""
+
+    def walk(node):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "table" and isinstance(value, str):
+                    yield value
+                else:
+                    yield from walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                yield from walk(value)
+
+    with open(path) as handle:
+        return sorted(set(walk(yaml.safe_load(handle)["claims"])))

@@ -1,0 +1,31 @@
+"""Rule claims (gatedrnn.claims): the ledger from config/published.yaml and the tables."""
+
+from pathlib import Path
+
+from gatedrnn.claims import (
+    build_ledger,
+    claim_tables,
+    load_claims,
+    read_tables,
+    render_html,
+    render_markdown,
+    summary_line,
+)
+from gatedrnn.scripting import run_logged
+
+
+def main(log):
+    claims = load_claims(snakemake.input.published)
+    needed = claim_tables(claims)
+    undeclared = sorted(set(needed) - set(snakemake.input.tables))
+    if undeclared:
+        raise ValueError(f"published.yaml reads tables the rule does not declare as inputs: {undeclared}")
+    ledger = build_ledger(claims, read_tables(needed), dict(snakemake.params.models))
+    ledger.to_csv(snakemake.output.csv, index=False)
+    Path(snakemake.output.md).write_text(render_markdown(ledger))
+    Path(snakemake.output.html).write_text(render_html(ledger))
+    log(summary_line(ledger))
+    log(ledger[["id", "published", "reproduced", "verdict"]].to_string(index=False))
+
+
+run_logged(snakemake.log[0], main)

@@ -1,0 +1,35 @@
+"""Rules of gates.smk that rerun trained models on the probe set (gatedrnn.gate_tables):
+C4 (lstm_cell_decay), E1 (hidden_perturbation_decay), E3 (forget_bias_sweep)."""
+
+from pathlib import Path
+
+import torch
+
+from gatedrnn import gate_tables
+from gatedrnn.scripting import run_logged
+
+TABLES = {
+    "lstm_cell_decay": gate_tables.cell_decay_table,
+    "hidden_perturbation_decay": gate_tables.hidden_decay_table,
+    "forget_bias_sweep": lambda models, tokens: gate_tables.forget_bias_sweep_table(
+        models, snakemake.params.forget_biases, tokens
+    ),
+}
+
+
+def main(log):
+    torch.set_num_threads(snakemake.threads)
+    tokens, _ = gate_tables.probe_set(
+        snakemake.input.corpus,
+        snakemake.input.provenance,
+        snakemake.params.train_fraction,
+        snakemake.params.lines,
+        snakemake.params.length,
+    )
+    models = gate_tables.load_models(Path(path).parent for path in snakemake.input.models)
+    table = TABLES[snakemake.params.table](models, tokens)
+    table.to_csv(snakemake.output[0], index=False, float_format=None)
+    log(table.to_string(index=False))
+
+
+run_logged(snakemake.log[0], main)

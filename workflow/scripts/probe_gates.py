@@ -1,0 +1,31 @@
+"""Rule gates: one trained model's gates on the probe set, and its manual step check
+(gatedrnn.gate_tables.write_probe_gates)."""
+
+from pathlib import Path
+
+import torch
+
+from gatedrnn.gate_tables import probe_set, write_probe_gates
+from gatedrnn.scripting import run_logged
+
+
+def main(log):
+    torch.set_num_threads(snakemake.threads)
+    tokens, lines = probe_set(
+        snakemake.input.corpus,
+        snakemake.input.provenance,
+        snakemake.params.train_fraction,
+        snakemake.params.lines,
+        snakemake.params.length,
+    )
+    write_probe_gates(
+        Path(snakemake.input.model).parent,
+        tokens,
+        lines,
+        snakemake.output.gates,
+        snakemake.output.check,
+        log=log,
+    )
+
+
+run_logged(snakemake.log[0], main)
