@@ -12,8 +12,9 @@ a kill can land mid-training). Two faulted runs must end byte-identical to it:
   Snakemake left (its message names ``--unlock``), and after ``snakemake --unlock`` the
   same command finishes.
 
-While the reference runs, a second Snakemake on the same directory must be refused
-by the lock and the first must finish unharmed.
+While the reference trains (frozen with SIGSTOP for the moment, so that it cannot end
+first on a slow machine), a second Snakemake on the same directory must be refused by
+the lock, and the first must finish unharmed.
 """
 
 from __future__ import annotations
@@ -110,8 +111,13 @@ def reference(tmp_path_factory, configfile):
     workdir.mkdir()
     first = start_snakemake(workdir, configfile, *ARGS, log_name="first")
     wait_until(lambda: train_jobs(first.pid), TIMEOUT, "a training job", first)
-    second = run_snakemake(workdir, *ARGS, configfile=configfile, check=False, timeout=TIMEOUT)
-    first_running = first.poll() is None
+    # freeze the first run while the second tries, so it cannot finish first on a slow machine
+    os.killpg(first.pid, signal.SIGSTOP)
+    try:
+        second = run_snakemake(workdir, *ARGS, configfile=configfile, check=False, timeout=TIMEOUT)
+        first_running = first.poll() is None
+    finally:
+        os.killpg(first.pid, signal.SIGCONT)
     first_rc, first_output = finish(first, TIMEOUT)
     return SimpleNamespace(
         workdir=workdir, first_rc=first_rc, first_output=first_output, second=second,

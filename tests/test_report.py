@@ -45,6 +45,27 @@ def report(smoke_run, tmp_path_factory) -> Path:
     return path
 
 
+# JavaScript run in the rendered page.
+LEDGER_ROWS = "document.querySelectorAll('#app .claims-ledger tr.claim')"
+MENU_LABELS = "[...document.querySelectorAll('#app a span')].map(s => s.textContent)"
+FIRST_ROW = """(() => {
+    const row = document.querySelector('#app .claims-ledger tr.claim');
+    const box = row.getBoundingClientRect();
+    return {id: row.dataset.claimId, verdict: row.querySelector('.verdict').innerText,
+            height: box.height, visible: box.top >= 0 && box.top < window.innerHeight};
+})()"""
+ROW_OF = "[...document.querySelectorAll('#app tr')].find(r => r.innerText.includes({path}))"
+IMAGE = """(() => {
+    const img = document.querySelector('#app img[src^="data:image/png"]');
+    if (!img || !img.complete || img.naturalWidth === 0) return null;
+    const box = img.getBoundingClientRect();
+    return {natural: [img.naturalWidth, img.naturalHeight], shown: [box.width, box.height]};
+})()"""
+CAPTION = (
+    "[...document.querySelectorAll('#app p')].map(p => p.innerText).find(t => t.includes('Backs the claims'))"
+)
+
+
 def click_text(browser: Browser, selector: str, text: str) -> None:
     """Click the first element matching ``selector`` whose text is ``text`` (as a person would)."""
     found = browser.evaluate(
@@ -62,64 +83,38 @@ def click_text(browser: Browser, selector: str, text: str) -> None:
 def test_report_renders_ledger_categories_and_a_figure(smoke_run, report, artifacts_dir):
     started = time.monotonic()
     ledger = pd.read_csv(smoke_run / "results" / "claims.csv")
+    row_of_figure = ROW_OF.format(path=json.dumps(FIGURE))
     with Browser() as browser:
         browser.open(report.as_uri())
         # The app has drawn the front page once the ledger's rows are in the document.
-        rows = browser.wait_for("document.querySelectorAll('#app .claims-ledger tr.claim').length", timeout=60)
-        assert rows == len(ledger)
+        assert browser.wait_for(f"{LEDGER_ROWS}.length", timeout=60) == len(ledger)
 
         # The categories a reader browses, the ledger's first.
-        menu = browser.evaluate("[...document.querySelectorAll('#app nav a span, #app a span')].map(s => s.textContent)")
-        results = [label for label in menu if label[:2] in {"0.", "A.", "B.", "C.", "D.", "E."}]
-        assert results == CATEGORIES
+        menu = browser.evaluate(MENU_LABELS)
+        assert [label for label in menu if label[:2] in {"0.", "A.", "B.", "C.", "D.", "E."}] == CATEGORIES
 
         # The ledger is what the front page shows first: its summary, then its rows, on screen.
         summary = browser.evaluate("document.querySelector('#app .claims-ledger .summary').innerText")
         counts = ledger["verdict"].value_counts()
-        assert summary == f"{len(ledger)} claims: " + ", ".join(
-            f"{counts.get(v, 0)} {v}" for v in ("exact", "within", "direction", "differs")
-        )
-        first = browser.evaluate(
-            """(() => { const r = document.querySelector('#app .claims-ledger tr.claim');
-                        const box = r.getBoundingClientRect();
-                        return {id: r.dataset.claimId, verdict: r.querySelector('.verdict').innerText,
-                                top: box.top, height: box.height, visible: box.top < window.innerHeight}; })()"""
-        )
+        verdicts = ("exact", "within", "direction", "differs")
+        assert summary == f"{len(ledger)} claims: " + ", ".join(f"{counts.get(v, 0)} {v}" for v in verdicts)
+        first = browser.evaluate(FIRST_ROW)
         assert first["id"] == ledger["id"].iloc[0] and first["verdict"] == ledger["verdict"].iloc[0]
         assert first["height"] > 0 and first["visible"], first
-        shown = browser.evaluate(
-            "[...document.querySelectorAll('#app .claims-ledger tr.claim')].map(r => r.dataset.claimId)"
-        )
-        assert shown == list(ledger["id"])
+        assert browser.evaluate(f"[...{LEDGER_ROWS}].map(r => r.dataset.claimId)") == list(ledger["id"])
         browser.screenshot(artifacts_dir / "report.png")
 
         # A figure: open its category, press its view button, wait for the image.
         click_text(browser, "#app a", FIGURE_CATEGORY)
-        browser.wait_for(f"[...document.querySelectorAll('#app tr')].some(r => r.innerText.includes('{FIGURE}'))")
-        browser.evaluate(
-            f"""[...document.querySelectorAll('#app tr')].find(r => r.innerText.includes('{FIGURE}'))
-                .querySelector('a').click()"""
-        )
-        size = browser.wait_for(
-            """(() => { const img = document.querySelector('#app img[src^="data:image/png"]');
-                        if (!img || !img.complete || img.naturalWidth === 0) return null;
-                        const box = img.getBoundingClientRect();
-                        return {natural: [img.naturalWidth, img.naturalHeight], shown: [box.width, box.height]}; })()""",
-            timeout=30,
-        )
+        browser.wait_for(f"Boolean({row_of_figure})")
+        browser.evaluate(f"{row_of_figure}.querySelector('a').click()")
+        size = browser.wait_for(IMAGE, timeout=30)
         assert min(size["natural"]) > 100 and min(size["shown"]) > 100, size
         browser.screenshot(artifacts_dir / "report_figure.png")
 
         # Its caption says which claims it backs (the result's info button).
-        browser.evaluate(
-            f"""[...document.querySelectorAll('#app tr')].find(r => r.innerText.includes('{FIGURE}'))
-                .querySelectorAll('a')[1].click()"""
-        )
-        caption = browser.wait_for(
-            "[...document.querySelectorAll('#app p, #app div')].map(e => e.innerText)"
-            ".find(t => t && t.includes('Backs the claims')) || ''"
-        )
-        assert "B1.finding" in caption
+        browser.evaluate(f"{row_of_figure}.querySelectorAll('a')[1].click()")
+        assert "B1.finding" in browser.wait_for(CAPTION)
         assert not browser.exceptions, browser.exceptions
     (artifacts_dir / "report_test.txt").write_text(
         f"report {report} rendered and checked in {time.monotonic() - started:.1f} s\n"

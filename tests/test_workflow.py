@@ -30,22 +30,37 @@ def job_counts(text):
     return {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)\s*$", table, re.M)}
 
 
-def test_default_dry_run_lists_exactly_the_grid(tmp_path):
-    text = dry_run_outputs(tmp_path)
-    config = yaml.safe_load(DEFAULT_CONFIG.read_text())
+def grid_model_names(config):
     reference = config["grid"]["reference_width"]
 
     def token(width):
         return f"budget{reference}" if width == "budget" else f"w{width}"
 
-    expected = sorted(
+    return sorted(
         f"{m['cell']}_{token(m['width'])}_s{seed}"
         for m in config["grid"]["models"]
         for seed in config["grid"]["seeds"]
     )
-    assert planned_models(text) == expected
+
+
+def test_grid_dry_run_lists_exactly_the_grid(tmp_path):
+    """The grid's own target (E2's curves need every grid model) plans exactly its 12 jobs."""
+    text = dry_run_outputs(tmp_path, "results/tables/val_loss_curves.csv")
+    expected = grid_model_names(yaml.safe_load(DEFAULT_CONFIG.read_text()))
     assert len(expected) == 12
+    assert planned_models(text) == expected
     assert job_counts(text)["train"] == 12
+
+
+def test_full_dry_run_trains_the_grid_and_the_declared_regimes(tmp_path):
+    """`snakemake -n` on the default config: the grid under `default`, and every other
+    training job under a regime the config declares (sweeps, open questions)."""
+    config = yaml.safe_load(DEFAULT_CONFIG.read_text())
+    text = dry_run_outputs(tmp_path)
+    planned = {(m.group(1), m.group(2)) for m in MODEL_OUTPUT.finditer(text)}
+    assert {("default", name) for name in grid_model_names(config)} <= planned
+    assert {regime for regime, _ in planned} <= set(config["regimes"])
+    assert job_counts(text)["train"] == len(planned)
 
 
 def test_one_artifact_pulls_only_what_it_needs(tmp_path):

@@ -81,7 +81,9 @@ MALLOC_ENV = {
     "MALLOC_TRIM_THRESHOLD_": str(1 << 32),
     "MALLOC_TOP_PAD_": str(1 << 28),
 }
-ENV_VARIANTS = {"-": {}, "malloc": MALLOC_ENV, "omp-passive": {"OMP_WAIT_POLICY": "PASSIVE"}}
+# Process settings of the `threads` subcommand: environment variables, or (retain) the
+# workflow's own gatedrnn.train.retain_freed_memory() called in the process.
+ENV_VARIANTS = {"-": {}, "malloc": MALLOC_ENV, "omp-passive": {"OMP_WAIT_POLICY": "PASSIVE"}, "retain": {}}
 
 
 # --- timing ------------------------------------------------------------------------
@@ -216,6 +218,8 @@ def setup_torch(args) -> torch.device:
     threads = args.threads if args.threads is not None else default_threads()
     args.threads = threads
     torch.set_num_threads(threads)
+    # what the train job does (gatedrnn.pipeline.train_one); process-wide, so for every contender
+    args.retained = train_mod.retain_freed_memory() if args.retain else False
     device = pick_device(args.device)
     set_determinism(device)
     return device
@@ -225,7 +229,8 @@ def header(args, device: torch.device, what: str) -> None:
     cfg = TrainConfig()
     print(
         f"# {what}: device {device}, {args.threads} thread(s) "
-        f"(torch {torch.__version__}, mkldnn {'on' if torch.backends.mkldnn.enabled else 'off'}), "
+        f"(torch {torch.__version__}, mkldnn {'on' if torch.backends.mkldnn.enabled else 'off'}, "
+        f"freed memory {'retained' if args.retained else 'returned to the OS'}), "
         f"batch {cfg.batch_size} x {cfg.seq_len}, V {VOCAB}, embed {cfg.embed_dim}, "
         f"{args.rounds} interleaved rounds; medians"
     )
@@ -660,14 +665,15 @@ def cmd_overhead(args) -> None:
             }
         )
     print(f"# overhead: {len(rows)} train job(s) from {bench_dir}")
+    width = max(len(r["job"]) for r in rows) + 1
     print(
-        f"{'job':<28} {'job s':>8} {'train_model s':>13} {'outside':>8} {'share':>6} "
+        f"{'job':<{width}} {'job s':>8} {'train_model s':>13} {'outside':>8} {'share':>6} "
         f"{'threads':>7} {'CPU/wall':>8} {'max RSS MB':>10}"
     )
     for r in rows:
         outside = r["s"] - r["train_model_s"]
         print(
-            f"{r['job']:<28} {r['s']:>8.1f} {r['train_model_s']:>13.1f} {outside:>8.1f} "
+            f"{r['job']:<{width}} {r['s']:>8.1f} {r['train_model_s']:>13.1f} {outside:>8.1f} "
             f"{100 * outside / r['s']:>5.1f}% {r['threads']:>7} {r['cpu_time'] / r['s']:>8.2f} "
             f"{r['max_rss']:>10.0f}" + ("  (resumed)" if r["resumed"] is not None else "")
         )
@@ -724,8 +730,13 @@ def variant_setup(variant: str):
                 torch.manual_seed(seed)
                 return TimeMajor(vocab_size, cell, hidden, cfg.embed_dim, cfg.layers)
 
-    elif variant in ("adam foreach", "adam fused"):
-        kw = {"foreach": True} if variant == "adam foreach" else {"fused": True}
+    elif variant in ("adam for-loop", "adam foreach", "adam fused"):
+        kw = {
+            "adam for-loop": {"foreach": False},
+            "adam foreach": {"foreach": True},
+            "adam fused": {"fused": True},
+        }
+        kw = kw[variant]
 
         def optim(model, cfg):
             return torch.optim.Adam(model.parameters(), lr=cfg.lr, **kw)
@@ -830,7 +841,8 @@ def cmd_variants(args) -> None:
 
 
 def compile_variant(cell, hidden, cfg, device, train_ids, n, args) -> None:
-    """torch.compile of the whole step's forward (the RNN op stays opaque unless allow_rnn)."""
+    """torch.compile of the model's forward (and so its backward). Without ``--allow-rnn``
+    dynamo does not trace a frame that calls nn.RNN/GRU/LSTM, so the model runs eagerly."""
     loop = BareLoop(cell, hidden, cfg, device, train_ids)
     eager = BareLoop(cell, hidden, cfg, device, train_ids)
     with contextlib.suppress(AttributeError):
@@ -852,6 +864,8 @@ def compile_variant(cell, hidden, cfg, device, train_ids, n, args) -> None:
         print(f"{label(cell, hidden):<10} torch.compile failed: {type(err).__name__}: {str(err)[:200]}")
         return
     first = time.perf_counter() - t
+    eager.step()  # one step each from the same start: are the weights the same bytes?
+    same = same_state(loop.model.state_dict(), eager.model.state_dict())
     step()
     res = interleave(
         {"compiled": lambda: loop.steps(n, step), "eager": lambda: eager.steps(n, eager.step)}, args.rounds
@@ -861,7 +875,8 @@ def compile_variant(cell, hidden, cfg, device, train_ids, n, args) -> None:
     name = "compile" + (" rnn" if args.allow_rnn else "")
     print(
         f"{label(cell, hidden):<10} {name:<14} {w * 1e3:>12.1f} {c * 1e3:>11.1f} {w / ew:>11.3f} "
-        f"{c / ec:>10.3f}  (first step incl. compile {first:.1f} s; ratio to an eager loop timed beside it)"
+        f"{c / ec:>10.3f}  (first step incl. compile {first:.1f} s; ratio to an eager loop timed beside "
+        f"it; weights after one step {'identical to' if same else 'DIFFERENT from'} eager)"
     )
 
 
@@ -871,6 +886,8 @@ def compile_variant(cell, hidden, cfg, device, train_ids, n, args) -> None:
 def cmd_worker(args) -> None:
     """Internal: one process of `threads`; warms up, waits for 'go' on stdin, times n bare steps."""
     torch.set_num_threads(args.threads)
+    if args.retain:
+        train_mod.retain_freed_memory()
     cfg = TrainConfig()
     train_ids, _ = synthetic_split()
     loop = BareLoop(args.cell, args.hidden, cfg, torch.device("cpu"), train_ids)
@@ -891,6 +908,8 @@ def cmd_state_hash(args) -> None:
     import hashlib
 
     torch.set_num_threads(args.threads)
+    if args.retain:
+        train_mod.retain_freed_memory()
     train_ids, val_ids = synthetic_split()
     state, _ = short_run_state(
         args.cell, args.hidden, "baseline", args.steps, train_ids, val_ids, torch.device("cpu")
@@ -902,19 +921,20 @@ def cmd_state_hash(args) -> None:
     print(digest.hexdigest(), flush=True)
 
 
-def state_hash(cell, hidden, threads, steps, env) -> str:
+def state_hash(cell, hidden, threads, steps, env_name) -> str:
     cmd = [sys.executable, "-m", "gatedrnn.bench", "_state_hash", "--cell", cell, "--hidden", str(hidden)]
-    cmd += ["--threads", str(threads), "--steps", str(steps)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, **env}, timeout=3600)
+    cmd += ["--threads", str(threads), "--steps", str(steps)] + (["--retain"] if env_name == "retain" else [])
+    env = {**os.environ, **ENV_VARIANTS[env_name]}
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=3600)
     if proc.returncode != 0:
         raise RuntimeError(proc.stderr[-2000:])
     return proc.stdout.strip().splitlines()[-1]
 
 
-def run_group(procs: int, threads: int, cell: str, hidden: int, steps: int, env_extra: dict) -> dict:
-    env = {**os.environ, **env_extra}
+def run_group(procs: int, threads: int, cell: str, hidden: int, steps: int, env_name: str) -> dict:
+    env = {**os.environ, **ENV_VARIANTS[env_name]}
     cmd = [sys.executable, "-m", "gatedrnn.bench", "_worker", "--cell", cell, "--hidden", str(hidden)]
-    cmd += ["--threads", str(threads), "--steps", str(steps)]
+    cmd += ["--threads", str(threads), "--steps", str(steps)] + (["--retain"] if env_name == "retain" else [])
     workers = [
         subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
         for _ in range(procs)
@@ -951,6 +971,12 @@ def cmd_threads(args) -> None:
             layouts += [(1, 1, "-"), (1, 1, "malloc")]
     if args.omp_passive and cores > 1:
         layouts.append((1, cores, "omp-passive"))
+    if args.layouts:  # e.g. "1x1,1x1:malloc,1x2:omp-passive"
+        layouts = []
+        for item in args.layouts.split(","):
+            shape, _, env = item.strip().partition(":")
+            procs, threads = (int(x) for x in shape.split("x"))
+            layouts.append((procs, threads, env or "-"))
     print(
         f"# threads: {cores} usable core(s); each layout runs jobs x threads processes together, "
         f"{args.steps} bare steps each; {args.rounds} interleaved rounds; medians"
@@ -960,12 +986,12 @@ def cmd_threads(args) -> None:
         f"{'model':<10} {'jobs x threads':<15} {'env':<12} {'tokens/s (all jobs)':>19} "
         f"{'CPU ms/step':>11} {'faults/step':>11}"
     )
-    for cell, hidden in parse_models(args.models):
+    for cell, hidden in parse_models(args.models) if args.rounds > 0 else []:
         contenders, extra = {}, defaultdict(list)
         for key in layouts:
 
             def go(k=key, c=cell, h=hidden, extra=extra):
-                r = run_group(k[0], k[1], c, h, args.steps, ENV_VARIANTS[k[2]])
+                r = run_group(k[0], k[1], c, h, args.steps, k[2])
                 extra[k].append(r)
                 return Sample(r["wall"], r["cpu"])
 
@@ -994,10 +1020,8 @@ def cmd_threads(args) -> None:
         )
         settings = sorted({(t, env) for _, t, env in layouts})
         for cell, hidden in parse_models(args.models):
-            hashes = {
-                k: state_hash(cell, hidden, k[0], args.repro_steps, ENV_VARIANTS[k[1]]) for k in settings
-            }
-            rerun = state_hash(cell, hidden, settings[0][0], args.repro_steps, ENV_VARIANTS[settings[0][1]])
+            hashes = {k: state_hash(cell, hidden, k[0], args.repro_steps, k[1]) for k in settings}
+            rerun = state_hash(cell, hidden, settings[0][0], args.repro_steps, settings[0][1])
             print(
                 f"{label(cell, hidden)}: "
                 + ", ".join(f"{t} thread(s) env {env}: {h[:16]}" for (t, env), h in hashes.items())
@@ -1025,6 +1049,12 @@ def main(argv: list[str] | None = None) -> None:
         )
         if device:
             p.add_argument("--device", default="auto", help="auto (CUDA when present) | cpu | cuda")
+        p.add_argument(
+            "--no-retain",
+            dest="retain",
+            action="store_false",
+            help="skip gatedrnn.train.retain_freed_memory() (the train job calls it)",
+        )
 
     p = sub.add_parser("train-step", help="tokens/s of the training step, bare loop, non-training share")
     common(p, steps=4, rounds=5)
@@ -1052,7 +1082,7 @@ def main(argv: list[str] | None = None) -> None:
     common(p, steps=3, rounds=5)
     p.add_argument(
         "--variants",
-        default="baseline,mkldnn off,time-major,adam foreach,adam fused",
+        default="baseline,mkldnn off,time-major,adam for-loop,adam fused",
         help="comma-separated; also: torch.compile",
     )
     p.add_argument("--allow-rnn", action="store_true", help="torch.compile: let dynamo trace into the RNN")
@@ -1070,6 +1100,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument(
         "--repro-steps", type=int, default=0, help="bit-identity runs of this many steps (0: skip)"
     )
+    p.add_argument("--layouts", default=None, help='instead: e.g. "2x1,1x2,1x1:malloc,1x2:omp-passive"')
     p.set_defaults(func=cmd_threads)
 
     p = sub.add_parser("_state_hash", help=argparse.SUPPRESS)
@@ -1077,6 +1108,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--hidden", type=int, required=True)
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--steps", type=int, default=3)
+    p.add_argument("--retain", action="store_true")
     p.set_defaults(func=cmd_state_hash)
 
     p = sub.add_parser("_worker", help=argparse.SUPPRESS)
@@ -1084,6 +1116,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--hidden", type=int, required=True)
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--steps", type=int, default=4)
+    p.add_argument("--retain", action="store_true")
     p.set_defaults(func=cmd_worker)
 
     args = parser.parse_args(argv)

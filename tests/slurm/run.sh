@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # The workflow on a real SLURM scheduler: a one-node cluster on loopback
-# (Debian's munge, slurmctld, slurmd), the smoke DAG submitted through
-# profiles/slurm, a GPU request through profiles/slurm-gpu on a fake GPU, and
+# (Debian's munge, slurmctld, slurmd), part of the smoke DAG (seed 0: corpus,
+# 4 models, 4 tables) submitted through profiles/slurm, a GPU request through profiles/slurm-gpu on a fake GPU, and
 # a training job requeued mid-run (as preemption does) that resumes from its
 # checkpoint. Tables, histories and weights must be byte-identical to a local
 # run of the same targets and config.
 #
-#   sudo tests/slurm/run.sh          # prints one last line: PASS, FAIL or SKIP
+#   sudo tests/slurm/run.sh          # ends with a line PASS: ..., FAIL: ... or SKIP: ...
 #
 # Needs root and apt-get (Debian/Ubuntu); installs the packages when missing
 # and stops, by pid, every daemon it started. Not for a machine that runs
-# SLURM already (it skips there). About 3 minutes on 2 cores.
+# SLURM already (it skips there). 4 to 8 minutes on 2 cores shared with other
+# work; mostly the start of a Snakemake inside each of the 7 SLURM jobs.
 #
 # Environment: GATEDRNN_PYTHON (default .venv/bin/python, else python3),
 # GATEDRNN_SLURM_TIMEOUT (seconds for each Snakemake run, default 600),
