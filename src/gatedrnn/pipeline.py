@@ -18,7 +18,7 @@ import torch
 
 from .corpus import atomic_write_bytes
 from .data import Vocabulary, split_train_val
-from .train import TrainConfig, atomic_torch_save, config_hash, retain_freed_memory, summarise, train_model
+from .train import TrainConfig, atomic_torch_save, config_hash, summarise, train_model
 from .widths import resolve_width
 
 
@@ -67,7 +67,6 @@ def train_one(
             "(train.threads) so that the result does not depend on --cores"
         )
     torch.set_num_threads(threads)
-    retain_freed_memory()  # no per-step page faults; same bytes
     cfg = TrainConfig(**train_config)
     vocab, train_ids, val_ids, provenance = corpus_splits(corpus_path, provenance_path, train_fraction)
     width = resolve_width(width_token, cell, len(vocab), cfg.embed_dim, cfg.layers)

@@ -10,6 +10,8 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 
+import torch
+
 from .corpus import CorpusError
 from .train import TrainingDiverged
 
@@ -23,14 +25,18 @@ UNWRITABLE_HINT = (
 )
 
 
-def run_logged(log_path: str, main: Callable[[Callable[[str], None]], None]) -> None:
-    """Run ``main(log)`` with stdout/stderr going to ``log_path``.
+def run_logged(log_path: str, main: Callable[[Callable[[str], None]], None], threads: int = 1) -> None:
+    """Run ``main(log)`` with stdout/stderr going to ``log_path``, on ``threads`` torch threads.
+
+    Rule scripts run single-threaded unless they say otherwise: PyTorch's default is
+    one thread per core, and a number must not depend on the machine's core count.
 
     An expected error is written to the log and to the console as one line
     ``ERROR: ...`` and the process exits with status 1; anything else keeps its
     traceback in the log.
     """
     Path(log_path).parent.mkdir(parents=True, exist_ok=True)
+    torch.set_num_threads(threads)
     console = sys.__stderr__
     with open(log_path, "w", buffering=1) as log_file:
 

@@ -110,9 +110,14 @@ def retain_freed_memory() -> bool:
     workspace is larger than glibc's largest dynamic mmap threshold (32 MB), so by default
     it is a fresh mmap every step whose pages the kernel zeroes and faults in again (about
     12,000 page faults, some 10 % of an LSTM step's CPU time). Served from a heap that is
-    never trimmed, they cost nothing (for ~30 MB more peak memory). Where memory lives,
-    never what is computed: the trained bytes are unchanged (bench/README.md). A
-    process-wide setting, so the job's entry point calls it; False where not glibc.
+    never trimmed, they cost nothing (for ~30 MB more peak memory).
+
+    NOT used by the training job: with it, where a buffer lands depends on the
+    process's allocation history, CPU kernels take alignment-dependent paths, and a
+    width-325 LSTM resumed from a checkpoint no longer ends bit-identical to an
+    uninterrupted run (tests/test_train.py::test_resume_is_bit_identical_at_full_size).
+    Kept for the benchmarks (``python -m gatedrnn.bench``) that measure what it would
+    buy. False where not glibc.
     """
     if not sys.platform.startswith("linux"):
         return False
