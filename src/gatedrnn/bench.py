@@ -81,8 +81,8 @@ MALLOC_ENV = {
     "MALLOC_TRIM_THRESHOLD_": str(1 << 32),
     "MALLOC_TOP_PAD_": str(1 << 28),
 }
-# Process settings of the `threads` subcommand: environment variables, or (retain) the
-# workflow's own gatedrnn.train.retain_freed_memory() called in the process.
+# Process settings of the `threads` subcommand: environment variables, or (retain)
+# gatedrnn.train.retain_freed_memory() called in the process (the train job does not).
 ENV_VARIANTS = {"-": {}, "malloc": MALLOC_ENV, "omp-passive": {"OMP_WAIT_POLICY": "PASSIVE"}, "retain": {}}
 
 
@@ -112,7 +112,7 @@ def interleave(contenders: dict[str, Callable[[], Sample]], rounds: int) -> dict
     """Each round runs every contender once; the order rotates round to round (ABC, BCA, CAB...)."""
     names = list(contenders)
     out: dict[str, list[Sample]] = {n: [] for n in names}
-    for r in range(rounds):
+    for r in range(rounds if names else 0):
         k = r % len(names)
         for name in names[k:] + names[:k]:
             out[name].append(contenders[name]())
@@ -218,7 +218,7 @@ def setup_torch(args) -> torch.device:
     threads = args.threads if args.threads is not None else default_threads()
     args.threads = threads
     torch.set_num_threads(threads)
-    # what the train job does (gatedrnn.pipeline.train_one); process-wide, so for every contender
+    # opt-in (the train job does not: resumed runs would differ); process-wide, so for every contender
     args.retained = train_mod.retain_freed_memory() if args.retain else False
     device = pick_device(args.device)
     set_determinism(device)
@@ -611,6 +611,14 @@ def cmd_dag(args) -> None:
         )
     plan = med(res["snakemake -n --nolock"], "wall") - med(res["snakemake --version"], "wall")
     print(f"jobs in the DAG: {jobs}; planning beyond Snakemake's own start-up: {plan:.2f} s wall")
+    start = res["snakemake --version"]
+    if med(start, "wall") - med(start, "cpu") > 3:
+        print(
+            "Snakemake's start-up waits far longer than it computes. If SLURM's client is installed "
+            "but its controller is not reachable, snakemake-executor-plugin-slurm's import runs "
+            "`scontrol show config` (10 s timeout) on every invocation: start the controller, or "
+            "run with SLURM_CONF=/dev/null when not submitting to SLURM (bench/README.md)."
+        )
 
 
 # --- overhead --------------------------------------------------------------------------------------
@@ -1050,10 +1058,9 @@ def main(argv: list[str] | None = None) -> None:
         if device:
             p.add_argument("--device", default="auto", help="auto (CUDA when present) | cpu | cuda")
         p.add_argument(
-            "--no-retain",
-            dest="retain",
-            action="store_false",
-            help="skip gatedrnn.train.retain_freed_memory() (the train job calls it)",
+            "--retain",
+            action="store_true",
+            help="call gatedrnn.train.retain_freed_memory() first (the train job does not)",
         )
 
     p = sub.add_parser("train-step", help="tokens/s of the training step, bare loop, non-training share")
