@@ -23,6 +23,7 @@ include: "workflow/rules/closed_form.smk"
 include: "workflow/rules/gates.smk"
 include: "workflow/rules/claims.smk"
 include: "workflow/rules/open_questions.smk"
+include: "workflow/rules/regime_sweep.smk"
 
 
 rule all:
@@ -33,3 +34,4 @@ rule all:
         GATE_TARGETS,
         CLAIMS_TARGETS,
         OPEN_QUESTION_TARGETS,
+        REGIME_SWEEP_TARGETS,

@@ -13,7 +13,8 @@ from conftest import DEFAULT_CONFIG, SMOKE_CONFIG, run_snakemake
 from gatedrnn.data import Vocabulary
 from gatedrnn.widths import matched_width
 
-MODEL_OUTPUT = re.compile(r"results/models/(\w+)/(\w+)/model\.pt")
+# regime names of the regime sweep hold the learning rate: sgd_lr0.3_steps800
+MODEL_OUTPUT = re.compile(r"results/models/([\w.]+)/(\w+)/model\.pt")
 
 
 def dry_run_outputs(tmp_path, *targets, configfile=DEFAULT_CONFIG):
@@ -54,12 +55,15 @@ def test_grid_dry_run_lists_exactly_the_grid(tmp_path):
 
 def test_full_dry_run_trains_the_grid_and_the_declared_regimes(tmp_path):
     """`snakemake -n` on the default config: the grid under `default`, and every other
-    training job under a regime the config declares (sweeps, open questions)."""
+    training job under a regime the config declares (sweeps, open questions) or a
+    point of the regime sweep."""
     config = yaml.safe_load(DEFAULT_CONFIG.read_text())
     text = dry_run_outputs(tmp_path)
     planned = {(m.group(1), m.group(2)) for m in MODEL_OUTPUT.finditer(text)}
     assert {("default", name) for name in grid_model_names(config)} <= planned
-    assert {regime for regime, _ in planned} <= set(config["regimes"])
+    from test_regime_sweep import sweep_names
+
+    assert {regime for regime, _ in planned} <= set(config["regimes"]) | set(sweep_names(config))
     assert job_counts(text)["train"] == len(planned)
 
 

@@ -52,6 +52,14 @@ Rules and their tolerances:
   hi``). ``left`` / ``right`` are selectors; their ``table`` defaults to the
   entry's, and their ``where`` starts from the entry's (their own keys win).
 
+Across training regimes: ``across_regimes: {table, where, column | compare, ...}``
+says where the same quantity is read in the regime-sensitivity table
+(``results/tables/regime_sensitivity.csv``, one row per cell and regime of the
+regime sweep); the claim is judged there once per regime, with the same rule,
+tolerance and published value, and the ledger's ``regimes`` column says
+``holds under a, b; differs under c``. A group's ``across_regimes`` is merged
+into its claims' like ``where``.
+
 A row that misses its rule is ``differs``; so is a selector that matches no row
 (the reproduced column says so). A selector naming a column the table lacks, or
 matching several cells without ``agg``, is an error in ``published.yaml``.
@@ -65,7 +73,7 @@ import math
 import operator
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -82,7 +90,12 @@ TOLERANCE_KEYS = {
 }
 SELECTOR_KEYS = {"table", "where", "column", "agg", "at_max", "nan_as"}
 ENTRY_KEYS = {"id", "experiment", "description", "published", "source", "rule", "tolerance", "compare"}
-ENTRY_KEYS |= SELECTOR_KEYS
+ENTRY_KEYS |= SELECTOR_KEYS | {"across_regimes"}
+# What an `across_regimes` view may set: where the claim's quantity is read in the
+# regime-sensitivity table, and (rarely) a rule of its own.
+VIEW_KEYS = SELECTOR_KEYS | {"compare", "rule", "tolerance"}
+# The column of the regime-sensitivity table that names each row's regime.
+REGIME_COLUMN = "regime"
 SOURCES = ("spec", "formula")
 LEDGER_COLUMNS = [
     "id",
@@ -96,6 +109,7 @@ LEDGER_COLUMNS = [
     "rule",
     "tolerance",
     "verdict",
+    "regimes",
 ]
 
 
@@ -200,6 +214,10 @@ class Selector:
         """The selector with ``{placeholders}`` of its ``where`` values filled in."""
         where = {key: _fill(value, names, where_from) for key, value in self.where.items()}
         return Selector(self.table, self.column, where, self.agg, self.at_max, self.nan_as)
+
+    def restricted(self, extra: Mapping) -> Selector:
+        """The selector on the rows that also match ``extra`` (its keys win)."""
+        return Selector(self.table, self.column, {**self.where, **extra}, self.agg, self.at_max, self.nan_as)
 
     def describe(self) -> str:
         """``model=lstm_w325, seed=0`` (plus ``last step``, ``median`` ...)."""
@@ -367,6 +385,10 @@ class Comparison:
     def selectors(self) -> list[Selector]:
         return [self.left, *(v for v in self.right if isinstance(v, Selector))]
 
+    def restricted(self, extra: Mapping) -> Comparison:
+        right = tuple(v.restricted(extra) if isinstance(v, Selector) else v for v in self.right)
+        return Comparison(self.left.restricted(extra), self.op, right, self.scale)
+
     def _scaled(self, text: str) -> str:
         return text if self.scale == 1.0 else f"{format_value(self.scale)} x {text}"
 
@@ -414,6 +436,9 @@ class Claim:
     tolerance: Mapping = field(default_factory=dict)
     selector: Selector | None = None
     compare: Comparison | None = None
+    # The same claim read from the regime-sensitivity table (one row per cell and
+    # regime); judged once per regime of the sweep (`across_regimes`).
+    regime_view: Claim | None = None
 
     @classmethod
     def from_dict(cls, data: Mapping) -> Claim:
@@ -462,6 +487,21 @@ class Claim:
                 pass
         if rule == "within" and isinstance(published, str):
             raise ClaimError(f"claim {cid}: a within claim needs a numeric published value")
+        regime_view = None
+        if "across_regimes" in data:
+            view = data["across_regimes"]
+            if not isinstance(view, Mapping) or set(view) - VIEW_KEYS:
+                raise ClaimError(
+                    f"claim {cid}: across_regimes is a mapping of {sorted(VIEW_KEYS)}, not {view!r}"
+                )
+            base = {
+                k: data[k]
+                for k in ("id", "experiment", "description", "published", "source", "rule")
+                if k in data
+            }
+            if "tolerance" in data and view.get("rule", rule) == rule:
+                base["tolerance"] = data["tolerance"]
+            regime_view = Claim.from_dict({**base, **view})
         return cls(
             id=str(data["id"]),
             experiment=str(data["experiment"]),
@@ -472,6 +512,7 @@ class Claim:
             tolerance=tolerance,
             selector=selector,
             compare=compare,
+            regime_view=regime_view,
         )
 
     def fill(self, names: Mapping[str, str]) -> Claim:
@@ -487,7 +528,30 @@ class Claim:
             self.tolerance,
             None if self.selector is None else self.selector.fill(names, where),
             None if self.compare is None else self.compare.fill(names, where),
+            None if self.regime_view is None else self.regime_view.fill(names),
         )
+
+    def restricted(self, extra: Mapping) -> Claim:
+        """The claim with every selector restricted to the rows matching ``extra``."""
+        return replace(
+            self,
+            selector=None if self.selector is None else self.selector.restricted(extra),
+            compare=None if self.compare is None else self.compare.restricted(extra),
+        )
+
+    def judge_across_regimes(self, table: pd.DataFrame, regimes: list[str]) -> dict[str, str]:
+        """The verdict of the claim's regime view under each regime (``missing`` where
+        the regime lacks the row, e.g. a cell that did not run)."""
+        if self.regime_view is None:
+            return {}
+        tables = {s.table: table for s in self.regime_view.selectors()}
+        verdicts = {}
+        for regime in regimes:
+            try:
+                verdicts[regime], _ = self.regime_view.restricted({REGIME_COLUMN: regime})._verdict(tables)
+            except NoMatch:
+                verdicts[regime] = "missing"
+        return verdicts
 
     def selectors(self) -> list[Selector]:
         found = [] if self.selector is None else [self.selector]
@@ -560,6 +624,11 @@ def flatten_groups(entries: list) -> list[dict]:
             merged.update(claim)
             if "where" in shared and "where" in claim:
                 merged["where"] = {**shared["where"], **claim["where"]}
+            if "across_regimes" in shared and "across_regimes" in claim:
+                view = {**shared["across_regimes"], **claim["across_regimes"]}
+                if "where" in shared["across_regimes"] and "where" in claim["across_regimes"]:
+                    view["where"] = {**shared["across_regimes"]["where"], **claim["across_regimes"]["where"]}
+                merged["across_regimes"] = view
             flat.append(merged)
     return flat
 
@@ -592,14 +661,58 @@ def read_tables(paths, base: str | Path = ".") -> dict[str, pd.DataFrame]:
     return {path: pd.read_csv(Path(base) / path) for path in paths}
 
 
+def regime_tables(claims: list[Claim]) -> list[str]:
+    """Every table the claims' ``across_regimes`` views read (the regime-sensitivity table)."""
+    return sorted({t for c in claims if c.regime_view is not None for t in c.regime_view.tables()})
+
+
+def regime_labels(regimes: pd.DataFrame) -> dict[str, str]:
+    """``regime -> "adam 0.002 x 800"`` (optimizer, learning rate, steps) where the
+    table says so, else the regime's name; the config's default regime is marked."""
+    labels = {}
+    for row in regimes.drop_duplicates(REGIME_COLUMN).to_dict("records"):
+        name = row[REGIME_COLUMN]
+        if {"optimizer", "lr", "steps"} <= set(row):
+            label = f"{row['optimizer']} {float(row['lr']):g} x {int(row['steps'])}"
+            labels[name] = f"{label} (default)" if name == "default" else label
+        else:
+            labels[name] = str(name)
+    return labels
+
+
+def describe_regimes(verdicts: Mapping[str, str]) -> str:
+    """``holds under a, b; differs under c`` (and ``not run under d``)."""
+    groups = {"holds under": [], "differs under": [], "not run under": []}
+    for regime, verdict in verdicts.items():
+        key = {"differs": "differs under", "missing": "not run under"}.get(verdict, "holds under")
+        groups[key].append(regime)
+    return "; ".join(f"{key} {', '.join(names)}" for key, names in groups.items() if names)
+
+
 def build_ledger(
-    claims: list[Claim], tables: Mapping[str, pd.DataFrame], names: Mapping[str, str]
+    claims: list[Claim],
+    tables: Mapping[str, pd.DataFrame],
+    names: Mapping[str, str],
+    regimes: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """One row per claim (``LEDGER_COLUMNS``), in ``published.yaml``'s order."""
+    """One row per claim (``LEDGER_COLUMNS``), in ``published.yaml``'s order.
+
+    ``regimes``: the regime-sensitivity table (one row per cell and regime). Given,
+    every claim with an ``across_regimes`` view is judged under each regime in it,
+    and its ``regimes`` cell says where the verdict holds and where it differs.
+    """
     missing = sorted(set(claim_tables(claims)) - set(tables))
     if missing:
         raise ClaimError(f"tables not given to the ledger: {missing}")
-    rows = [claim.fill(names).judge(tables) for claim in claims]
+    order = [] if regimes is None else list(dict.fromkeys(regimes[REGIME_COLUMN]))
+    labels = {} if regimes is None else regime_labels(regimes)
+    rows = []
+    for claim in claims:
+        filled = claim.fill(names)
+        row = filled.judge(tables)
+        verdicts = filled.judge_across_regimes(regimes, order) if regimes is not None else {}
+        row["regimes"] = describe_regimes({labels[r]: v for r, v in verdicts.items()})
+        rows.append(row)
     return pd.DataFrame(rows, columns=LEDGER_COLUMNS)
 
 
@@ -643,10 +756,12 @@ def render_markdown(ledger: pd.DataFrame, title: str = "The claims ledger") -> s
         "protocol-identical, equal within the stated tolerance), `within` (a trained "
         "value inside its stated band), `direction` (the finding holds) or `differs`. "
         "Published values and rules live in `config/published.yaml`; this file is made "
-        "by the workflow's `claims` rule from the tables.",
+        "by the workflow's `claims` rule from the tables. *Across regimes*: where the "
+        "regime sweep ran, the same claim judged under every training regime of "
+        "`results/tables/regime_sensitivity.csv` (optimizer, learning rate, steps).",
         "",
     ]
-    header = "| id | claim | published | reproduced | rule | verdict | read from |"
+    header = "| id | claim | published | reproduced | rule | verdict | across regimes | read from |"
     for family, group in ledger.groupby(ledger["experiment"].str[0], sort=True):
         counts = verdict_counts(group)
         name = f"{family}. {FAMILIES[family]}" if family in FAMILIES else family
@@ -654,7 +769,7 @@ def render_markdown(ledger: pd.DataFrame, title: str = "The claims ledger") -> s
             f"## {name}: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n),
             "",
             header,
-            "|---|---|---|---|---|---|---|",
+            "|---|---|---|---|---|---|---|---|",
         ]
         for row in group.itertuples(index=False):
             rule = row.rule + (f" ({row.tolerance})" if row.tolerance else "")
@@ -666,6 +781,7 @@ def render_markdown(ledger: pd.DataFrame, title: str = "The claims ledger") -> s
                 row.reproduced,
                 rule,
                 f"**{row.verdict}**",
+                row.regimes,
                 where,
             ]
             lines.append("| " + " | ".join(_md_cell(c) for c in cells) + " |")
@@ -702,7 +818,8 @@ def render_html(ledger: pd.DataFrame, title: str = "The claims ledger") -> str:
             f'<tr class="claim {esc(row.verdict)}" data-claim-id="{esc(row.id)}" title="{esc(tip)}">'
             f'<td><code>{esc(row.id)}</code><div class="what">{esc(row.description)}</div></td>'
             f"<td>{esc(str(row.published))}</td><td>{esc(str(row.reproduced))}</td>"
-            f'<td class="verdict">{esc(row.verdict)}</td></tr>'
+            f'<td class="verdict">{esc(row.verdict)}</td>'
+            f'<td class="regimes">{esc(str(row.regimes))}</td></tr>'
         )
     summary = ", ".join(f'<span class="count {v}">{n} {v}</span>' for v, n in counts.items())
     families = ["<tr><th>family</th>" + "".join(f"<th>{v}</th>" for v in VERDICTS) + "</tr>"]
@@ -719,7 +836,8 @@ def render_html(ledger: pd.DataFrame, title: str = "The claims ledger") -> str:
             '<table class="families">',
             *families,
             "</table>",
-            "<table><thead><tr><th>claim</th><th>published</th><th>reproduced</th><th>verdict</th></tr>"
+            "<table><thead><tr><th>claim</th><th>published</th><th>reproduced</th><th>verdict</th>"
+            "<th>across regimes</th></tr>"
             "</thead><tbody>",
             *rows,
             "</tbody></table>",

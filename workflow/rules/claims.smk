@@ -17,6 +17,8 @@ rule claims:
     input:
         published=PUBLISHED,
         tables=published_tables(),
+        # the regime sweep's table, for the "holds under ..., differs under ..." column
+        regimes=[REGIME_SENSITIVITY] if SWEEP_POINTS else [],
     output:
         csv=report(
             "results/claims.csv",

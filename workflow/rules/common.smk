@@ -1,5 +1,7 @@
 # Helpers shared by every rules file: config validation, model naming, inputs.
 
+import re
+
 from snakemake.utils import min_version, validate
 
 min_version("9.0")
@@ -84,13 +86,21 @@ def grid_files(name, models=GRID, regime="default", seeds=SEEDS):
     ]
 
 
+# Every regime a model can train under: the config's named regimes, and the
+# points of the regime sweep (regime_sweep.smk adds those it does not find here).
+REGIMES = dict(config["regimes"])
+
+
+def train_config_with(overrides):
+    """The `train` keys that shape a model, with `overrides` applied."""
+    merged = {key: config["train"][key] for key in TRAIN_CONFIG_KEYS}
+    merged.update({k: v for k, v in overrides.items() if k in TRAIN_CONFIG_KEYS})
+    return merged
+
+
 def regime_train_config(regime):
     """The `train` keys that shape a model, with the regime's overrides applied."""
-    merged = {key: config["train"][key] for key in TRAIN_CONFIG_KEYS}
-    merged.update(
-        {k: v for k, v in config["regimes"][regime].items() if k in TRAIN_CONFIG_KEYS}
-    )
-    return merged
+    return train_config_with(REGIMES[regime])
 
 
 # The texts a regime can train on (its `dataset`, default "default"): the corpus
@@ -104,8 +114,47 @@ DATASETS = {
 }
 
 
+def sweep_regime_name(optimizer, lr, steps):
+    """The regime of one sweep point: a configured regime that trains the same way on
+    the corpus (adam at train.lr for train.steps is `default`), else a new name."""
+    wanted = train_config_with({"optimizer": optimizer, "lr": lr, "steps": steps})
+    for name, overrides in REGIMES.items():
+        if (
+            overrides.get("dataset", "default") == "default"
+            and train_config_with(overrides) == wanted
+        ):
+            return name
+    return f"{optimizer}_lr{lr:g}_steps{steps}"
+
+
+# The regime sweep (issue: which regime do the trained-gate findings depend on):
+# every (optimizer, learning rate, steps) point, in config order.
+REGIME_SWEEP = config["regime_sweep"]
+SWEEP_POINTS = []
+if REGIME_SWEEP["enabled"]:
+    for _optimizer, _lrs in REGIME_SWEEP["optimizers"].items():
+        for _lr in _lrs:
+            for _steps in REGIME_SWEEP["steps"]:
+                _name = sweep_regime_name(_optimizer, _lr, _steps)
+                REGIMES.setdefault(
+                    _name, {"optimizer": _optimizer, "lr": _lr, "steps": _steps}
+                )
+                SWEEP_POINTS.append(
+                    {
+                        "regime": _name,
+                        "optimizer": _optimizer,
+                        "lr": _lr,
+                        "steps": _steps,
+                    }
+                )
+
+
+# The sweep's table (regime_sweep.smk); the claims ledger reads it when the sweep runs.
+REGIME_SENSITIVITY = "results/tables/regime_sensitivity.csv"
+
+
 def regime_dataset(regime):
-    return config["regimes"][regime].get("dataset", "default")
+    return REGIMES[regime].get("dataset", "default")
 
 
 def regime_corpus(regime):
@@ -151,8 +200,29 @@ def sweep_files(name):
     ]
 
 
+# The regime sweep's two models (regime_sweep.smk).
+SWEEP_MODELS = [REFERENCE_LSTM, BUDGET_MATCHED_GRU]
+
+
+def regime_sweep_files(name):
+    """One file of every model of the sweep: a model directory's `name`, or its gates."""
+    files = []
+    for point in SWEEP_POINTS:
+        for cell, width in SWEEP_MODELS:
+            for seed in REGIME_SWEEP["seeds"]:
+                if name == "gates":
+                    files.append(
+                        f"results/gates/{point['regime']}/{model_id(cell, width)}_s{seed}.npz"
+                    )
+                else:
+                    files.append(
+                        f"{model_dir(point['regime'], cell, width, seed)}/{name}"
+                    )
+    return files
+
+
 wildcard_constraints:
-    regime="|".join(config["regimes"]),
+    regime="|".join(re.escape(name) for name in REGIMES),
     cell="rnn|gru|lstm|gru_noreset|cho_gru",
     width="w[1-9][0-9]*|budget[1-9][0-9]*",
     seed="[0-9]+",

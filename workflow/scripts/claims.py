@@ -2,6 +2,8 @@
 
 from pathlib import Path
 
+import pandas as pd
+
 from gatedrnn.claims import (
     build_ledger,
     claim_tables,
@@ -20,7 +22,9 @@ def main(log):
     undeclared = sorted(set(needed) - set(snakemake.input.tables))
     if undeclared:
         raise ValueError(f"published.yaml reads tables the rule does not declare as inputs: {undeclared}")
-    ledger = build_ledger(claims, read_tables(needed), dict(snakemake.params.models))
+    # the regime sweep's table when the sweep runs (regime_sweep.enabled)
+    regimes = pd.read_csv(snakemake.input.regimes[0]) if snakemake.input.regimes else None
+    ledger = build_ledger(claims, read_tables(needed), dict(snakemake.params.models), regimes)
     ledger.to_csv(snakemake.output.csv, index=False)
     Path(snakemake.output.md).write_text(render_markdown(ledger))
     Path(snakemake.output.html).write_text(render_html(ledger))

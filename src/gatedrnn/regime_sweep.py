@@ -1,0 +1,233 @@
+"""Which training regime the study's trained-gate findings depend on.
+
+The study published neither its optimizer nor its learning rate. The regime
+sweep trains the reference LSTM and the budget-matched GRU at every
+(optimizer, learning rate, steps) point of ``regime_sweep`` in the config,
+through the one ``train`` rule (each point is a regime), and this module
+reduces every trained model to the statistics the study's trained findings
+rest on: one row per (cell, regime) of ``results/tables/regime_sensitivity.csv``.
+
+The statistics are the gate analyses' own functions
+(:func:`gatedrnn.analysis.unit_gate_summary`, :func:`gatedrnn.analysis.coupling_stats`)
+applied to the gate that keeps the state (LSTM f, PyTorch GRU z), so a row of the
+default regime agrees with C2, C3, D1, D2 and D5 for the same seeds.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from .analysis import LONG_HALF_LIFE, coupling_stats, unit_gate_summary
+from .gates import ProbeGates
+
+# The gate that keeps the state: LSTM f (forget), PyTorch GRU z (the kept fraction).
+KEEP_GATE = {"lstm": "f", "gru": "z"}
+KEEP_GATE_NAME = {"lstm": "forget", "gru": "update"}
+
+POINT_COLUMNS = ["cell", "model", "regime", "optimizer", "lr", "steps", "seeds"]
+STAT_COLUMNS = [
+    "best_val_loss",
+    "best_step",
+    "last_val_loss",
+    "gate",
+    "gate_mean",
+    "input_mean",
+    "output_mean",
+    "half_life_median",
+    "half_life_max",
+    "units_below_half",
+    "units_half_life_ge_10",
+    "corr_i_one_minus_f",
+    "mean_i_plus_f",
+    "gru_minus_lstm",
+]
+COLUMNS = POINT_COLUMNS + STAT_COLUMNS
+# Statistics averaged over seeds (the rest describe the point).
+AVERAGED = [c for c in STAT_COLUMNS if c not in ("gate", "gru_minus_lstm")]
+
+
+def model_stats(summary: Mapping, history: pd.DataFrame, probe: ProbeGates) -> dict:
+    """One trained model's row: its validation curve and its gates on the probe set.
+
+    ``best_*`` come from the training summary (the lowest validation loss and its
+    step); ``last_val_loss`` is the curve's value at its last step (E2: is the last
+    step the bottom?). Gate statistics are those of C2/C3/D2 (LSTM) and D1/D5
+    (GRU); an LSTM-only statistic is NaN for the GRU.
+    """
+    cell = summary["cell"]
+    if cell not in KEEP_GATE:
+        raise ValueError(f"the regime sweep covers lstm and gru, not {cell!r}")
+    if probe.cell != cell:
+        raise ValueError(f"gates of a {probe.cell} given for a {cell} model")
+    curve = history.dropna(subset=["val_loss"])
+    keep = probe.gates[KEEP_GATE[cell]]
+    units = unit_gate_summary(keep)
+    nan = float("nan")
+    row = {
+        "best_val_loss": float(summary["best_val_loss"]),
+        "best_step": int(summary["best_step"]),
+        "last_val_loss": float(curve.loc[curve["step"].idxmax(), "val_loss"]),
+        "gate": KEEP_GATE_NAME[cell],
+        "gate_mean": float(np.mean(keep, dtype=np.float64)),
+        "input_mean": nan,
+        "output_mean": nan,
+        "half_life_median": units["half_life_median"],
+        "half_life_max": units["half_life_max"],
+        "units_below_half": units["units_below_half"],
+        "units_half_life_ge_10": units[f"units_half_life_ge_{LONG_HALF_LIFE:g}"],
+        "corr_i_one_minus_f": nan,
+        "mean_i_plus_f": nan,
+    }
+    if cell == "lstm":
+        coupling = coupling_stats(probe.gates["i"], probe.gates["f"])
+        row["input_mean"] = float(np.mean(probe.gates["i"], dtype=np.float64))
+        row["output_mean"] = float(np.mean(probe.gates["o"], dtype=np.float64))
+        row["corr_i_one_minus_f"] = coupling["corr_all"]
+        row["mean_i_plus_f"] = coupling["mean_i_plus_f"]
+    return row
+
+
+def regime_sensitivity_table(points: list[Mapping], runs: list[Mapping]) -> pd.DataFrame:
+    """One row per (cell, regime): the seeds' mean of every statistic.
+
+    ``points``: the sweep's ``{regime, optimizer, lr, steps}`` in config order.
+    ``runs``: ``{regime, model, seed, summary, history, probe}`` per trained model.
+    ``gru_minus_lstm`` is the GRU's mean best validation loss minus the LSTM's
+    under the same regime (on both rows; NaN where only one cell ran).
+    """
+    by_regime = {point["regime"]: point for point in points}
+    per_seed = []
+    for run in runs:
+        if run["regime"] not in by_regime:
+            raise ValueError(f"a model of regime {run['regime']!r}, which is not a sweep point")
+        summary = run["summary"]
+        per_seed.append(
+            {
+                "cell": summary["cell"],
+                "model": run["model"],
+                "regime": run["regime"],
+                "seed": int(run["seed"]),
+                **model_stats(summary, run["history"], run["probe"]),
+            }
+        )
+    if not per_seed:
+        return pd.DataFrame(columns=COLUMNS)
+    frame = pd.DataFrame(per_seed)
+    rows = []
+    for point in points:
+        for cell in KEEP_GATE:
+            group = frame[(frame["regime"] == point["regime"]) & (frame["cell"] == cell)]
+            if group.empty:
+                continue
+            models = sorted(set(group["model"]))
+            if len(models) != 1:
+                raise ValueError(f"regime {point['regime']!r} has several {cell} models: {models}")
+            row = {
+                "cell": cell,
+                "model": models[0],
+                "regime": point["regime"],
+                "optimizer": point["optimizer"],
+                "lr": float(point["lr"]),
+                "steps": int(point["steps"]),
+                "seeds": len(group),
+                "gate": group["gate"].iloc[0],
+            }
+            for column in AVERAGED:
+                row[column] = float(group[column].astype(np.float64).mean())
+            rows.append(row)
+    table = pd.DataFrame(rows)
+    loss = table.pivot(index="regime", columns="cell", values="best_val_loss")
+    gap = (loss["gru"] - loss["lstm"]) if {"gru", "lstm"} <= set(loss.columns) else None
+    table["gru_minus_lstm"] = [
+        float(gap[regime]) if gap is not None and not math.isnan(gap[regime]) else float("nan")
+        for regime in table["regime"]
+    ]
+    return table.reindex(columns=COLUMNS)
+
+
+# --------------------------------------------------------------------------- figure
+
+# Each row of the figure: (column, axis label) per panel; the GRU has no i and f,
+# so its last panel is the GRU-minus-LSTM loss gap.
+FIGURE_PANELS = {
+    "lstm": [
+        ("best_val_loss", "best val loss (nats/char)"),
+        ("gate_mean", "forget gate f, mean"),
+        ("half_life_max", "largest unit half-life (chars)"),
+        ("units_below_half", "units with mean f < 0.5"),
+        ("corr_i_one_minus_f", "corr(i, 1 - f)"),
+    ],
+    "gru": [
+        ("best_val_loss", "best val loss (nats/char)"),
+        ("gate_mean", "update gate z (kept), mean"),
+        ("half_life_max", "largest unit half-life (chars)"),
+        ("units_below_half", "units with mean z < 0.5"),
+        ("gru_minus_lstm", "GRU - LSTM best val loss"),
+    ],
+}
+
+
+def published_marks(claims, table_path: str) -> dict[tuple[str, str], float]:
+    """``(cell, column) -> published value`` of every numeric claim whose
+    ``across_regimes`` view reads one cell's column of the regime table."""
+    marks = {}
+    for claim in claims:
+        view = claim.regime_view
+        if view is None or view.selector is None or view.selector.table != table_path:
+            continue
+        cell = view.selector.where.get("cell")
+        if isinstance(cell, str) and not isinstance(claim.published, str):
+            marks.setdefault((cell, view.selector.column), float(claim.published))
+    return marks
+
+
+def plot_regime_sensitivity(table: pd.DataFrame, marks: Mapping, path) -> None:
+    """Each statistic against the learning rate (log axis): one row of panels per
+    cell, one line per (optimizer, steps), the published value as a dotted line."""
+    from .plots import plt, save_figure
+
+    optimizers = list(dict.fromkeys(table["optimizer"]))
+    lengths = sorted(set(table["steps"]))
+    styles = ["-", "--", ":", "-."]
+    fig, axes = plt.subplots(2, 5, figsize=(17, 6.4), squeeze=False)
+    for row, (cell, panels) in enumerate(FIGURE_PANELS.items()):
+        rows = table[table["cell"] == cell]
+        for col, (column, label) in enumerate(panels):
+            ax = axes[row][col]
+            for o, optimizer in enumerate(optimizers):
+                for s, steps in enumerate(lengths):
+                    line = rows[(rows["optimizer"] == optimizer) & (rows["steps"] == steps)].sort_values("lr")
+                    if line.empty:
+                        continue
+                    ax.plot(
+                        line["lr"],
+                        line[column],
+                        color=f"C{o}",
+                        linestyle=styles[s % len(styles)],
+                        marker="o",
+                        markersize=4,
+                        label=f"{optimizer}, {steps} steps",
+                    )
+            if (cell, column) in marks:
+                published = marks[(cell, column)]
+                ax.axhline(published, color="black", linestyle=":", linewidth=1.2, label="published")
+            if column == "gru_minus_lstm":
+                ax.axhline(0.0, color="grey", linewidth=0.8)
+            ax.set_xscale("log")
+            ax.set_xlabel("learning rate")
+            ax.set_title(f"{cell.upper()}: {label}", fontsize=9)
+            ax.grid(alpha=0.3)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    for ax in axes.ravel():
+        for handle, text in zip(*ax.get_legend_handles_labels(), strict=True):
+            if text not in labels:
+                handles.append(handle)
+                labels.append(text)
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=8, frameon=False)
+    fig.suptitle("Trained-gate statistics across training regimes (regime_sensitivity.csv)", fontsize=11)
+    fig.tight_layout(rect=(0, 0.05, 1, 0.97))
+    save_figure(fig, path)

@@ -1,0 +1,375 @@
+"""The regime sweep: its statistics against numpy written out here, the ledger's
+"holds under ..., differs under ..." judgement, the DAG it plans, and the smoke
+run's table against the gate tables of the same models."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from conftest import DEFAULT_CONFIG, REPO, SMOKE_CONFIG, run_snakemake
+
+from gatedrnn.claims import Claim, ClaimError, build_ledger, describe_regimes, load_claims, parse_claims
+from gatedrnn.gates import ProbeGates
+from gatedrnn.regime_sweep import COLUMNS, model_stats, published_marks, regime_sensitivity_table
+
+REGIME_TABLE = "results/tables/regime_sensitivity.csv"
+# regime names of sweep points hold the learning rate: sgd_lr0.3_steps800
+SWEEP_MODEL_OUTPUT = re.compile(r"results/models/([\w.]+)/(\w+)/model\.pt")
+
+
+def random_probe(cell, units=6, seed=0):
+    rng = np.random.default_rng(seed)
+    shape = (3, 10, units)
+    names = {"lstm": ("i", "f", "o", "g"), "gru": ("z", "r", "n")}[cell]
+    gates = {name: rng.uniform(0.05, 0.95, shape).astype(np.float32) for name in names}
+    return ProbeGates(cell, 0, gates, np.zeros(shape[:2], dtype=np.int64), ["x" * 10] * 3)
+
+
+def history(losses, every=10):
+    steps = np.arange(len(losses)) * every
+    return pd.DataFrame({"step": steps, "train_loss": np.nan, "val_loss": losses})
+
+
+def summary(cell, best, step):
+    return {"cell": cell, "best_val_loss": best, "best_step": step}
+
+
+# --------------------------------------------------------------------------- statistics
+
+
+def test_lstm_statistics_match_numpy_written_out():
+    probe = random_probe("lstm")
+    row = model_stats(summary("lstm", 1.5, 20), history([3.0, 2.0, 1.5, 1.6]), probe)
+    f = probe.gates["f"].astype(np.float64)
+    i = probe.gates["i"].astype(np.float64)
+    unit_f = f.reshape(-1, f.shape[-1]).mean(axis=0)
+    lives = np.log(0.5) / np.log(unit_f)  # f^t = 1/2
+    x, y = i.ravel(), 1.0 - f.ravel()
+    corr = ((x - x.mean()) * (y - y.mean())).mean() / (x.std() * y.std())
+    assert row["gate"] == "forget"
+    assert row["gate_mean"] == pytest.approx(f.mean(), rel=1e-12)
+    assert row["input_mean"] == pytest.approx(i.mean(), rel=1e-12)
+    assert row["output_mean"] == pytest.approx(probe.gates["o"].astype(np.float64).mean(), rel=1e-12)
+    assert row["half_life_max"] == pytest.approx(lives.max(), rel=1e-10)
+    assert row["half_life_median"] == pytest.approx(np.median(lives), rel=1e-10)
+    assert row["units_below_half"] == int((unit_f < 0.5).sum())
+    assert row["units_half_life_ge_10"] == int((lives >= 10).sum())
+    assert row["corr_i_one_minus_f"] == pytest.approx(corr, rel=1e-9)
+    assert row["mean_i_plus_f"] == pytest.approx((i + f).mean(), rel=1e-12)
+    assert (row["best_val_loss"], row["best_step"], row["last_val_loss"]) == (1.5, 20, pytest.approx(1.6))
+
+
+def test_gru_statistics_use_z_as_the_kept_fraction():
+    probe = random_probe("gru", seed=1)
+    row = model_stats(summary("gru", 1.4, 30), history([3.0, 2.0, 1.5, 1.4]), probe)
+    z = probe.gates["z"].astype(np.float64)
+    unit_z = z.reshape(-1, z.shape[-1]).mean(axis=0)
+    assert row["gate"] == "update"
+    assert row["gate_mean"] == pytest.approx(z.mean(), rel=1e-12)
+    assert row["half_life_max"] == pytest.approx((np.log(0.5) / np.log(unit_z)).max(), rel=1e-10)
+    for lstm_only in ("input_mean", "output_mean", "corr_i_one_minus_f", "mean_i_plus_f"):
+        assert math.isnan(row[lstm_only])
+
+
+def test_mismatched_gates_are_refused():
+    with pytest.raises(ValueError, match="gates of a gru"):
+        model_stats(summary("lstm", 1.0, 10), history([2.0, 1.0]), random_probe("gru"))
+    with pytest.raises(ValueError, match="lstm and gru"):
+        model_stats(summary("rnn", 1.0, 10), history([2.0, 1.0]), random_probe("gru"))
+
+
+POINTS = [
+    {"regime": "default", "optimizer": "adam", "lr": 0.002, "steps": 800},
+    {"regime": "sgd_lr0.1_steps800", "optimizer": "sgd", "lr": 0.1, "steps": 800},
+]
+
+
+def run(regime, cell, seed, best):
+    model = {"lstm": "lstm_w8", "gru": "gru_budget8"}[cell]
+    return {
+        "regime": regime,
+        "model": model,
+        "seed": seed,
+        "summary": summary(cell, best, 20),
+        "history": history([3.0, 2.0, best]),
+        "probe": random_probe(cell, seed=seed),
+    }
+
+
+def test_table_averages_seeds_and_computes_the_gap_where_both_cells_ran():
+    runs = [
+        run("default", "lstm", 0, 1.6),
+        run("default", "lstm", 1, 1.8),
+        run("default", "gru", 0, 1.5),
+        run("default", "gru", 1, 1.5),
+        run("sgd_lr0.1_steps800", "lstm", 0, 2.0),  # no GRU under this regime
+    ]
+    table = regime_sensitivity_table(POINTS, runs)
+    assert list(table.columns) == COLUMNS
+    assert list(zip(table["regime"], table["cell"], strict=True)) == [
+        ("default", "lstm"),
+        ("default", "gru"),
+        ("sgd_lr0.1_steps800", "lstm"),
+    ]
+    lstm = table.iloc[0]
+    assert lstm["seeds"] == 2
+    assert lstm["best_val_loss"] == pytest.approx(1.7)
+    one = model_stats(runs[0]["summary"], runs[0]["history"], runs[0]["probe"])
+    two = model_stats(runs[1]["summary"], runs[1]["history"], runs[1]["probe"])
+    assert lstm["gate_mean"] == pytest.approx((one["gate_mean"] + two["gate_mean"]) / 2)
+    assert table["gru_minus_lstm"].iloc[0] == pytest.approx(1.5 - 1.7)
+    assert table["gru_minus_lstm"].iloc[1] == pytest.approx(1.5 - 1.7)
+    assert math.isnan(table["gru_minus_lstm"].iloc[2])
+    assert (table.iloc[2]["optimizer"], table.iloc[2]["lr"], table.iloc[2]["steps"]) == ("sgd", 0.1, 800)
+
+
+def test_a_model_outside_the_sweep_is_refused():
+    with pytest.raises(ValueError, match="not a sweep point"):
+        regime_sensitivity_table(POINTS, [run("forget_bias_3", "lstm", 0, 1.6)])
+
+
+# --------------------------------------------------------------------------- the ledger
+
+REGIMES = pd.DataFrame(
+    {
+        "cell": ["lstm", "gru", "lstm", "gru"],
+        "regime": ["default", "default", "sgd_lr0.1_steps800", "sgd_lr0.1_steps800"],
+        "optimizer": ["adam", "adam", "sgd", "sgd"],
+        "lr": [0.002, 0.002, 0.1, 0.1],
+        "steps": [800, 800, 800, 800],
+        "gate_mean": [0.62, 0.25, 0.49, 0.40],
+        "best_val_loss": [1.64, 1.58, 2.1, 2.3],
+    }
+)
+GATES = pd.DataFrame({"model": ["lstm_w8"], "seed": [0], "gate": ["forget"], "mean": [0.62]})
+
+
+def claims_with_views():
+    return parse_claims(
+        {
+            "claims": [
+                {
+                    "id": "C2.forget.mean",
+                    "experiment": "C2",
+                    "description": "forget mean",
+                    "published": 0.495,
+                    "table": "gates.csv",
+                    "where": {"model": "lstm_w8", "seed": 0, "gate": "forget"},
+                    "column": "mean",
+                    "rule": "within",
+                    "tolerance": {"abs": 0.1},
+                    "across_regimes": {
+                        "table": REGIME_TABLE,
+                        "where": {"cell": "lstm"},
+                        "column": "gate_mean",
+                    },
+                },
+                {
+                    "id": "D3.gru_wins",
+                    "experiment": "D3",
+                    "description": "the GRU wins",
+                    "published": "GRU < LSTM",
+                    "rule": "direction",
+                    "table": "gates.csv",
+                    "compare": {"left": {"column": "mean"}, "op": "<", "right": 1.0},
+                    "across_regimes": {
+                        "table": REGIME_TABLE,
+                        "compare": {
+                            "left": {"where": {"cell": "gru"}, "column": "best_val_loss"},
+                            "op": "<",
+                            "right": {"where": {"cell": "lstm"}, "column": "best_val_loss"},
+                        },
+                    },
+                },
+                {
+                    "id": "C2.no_view",
+                    "experiment": "C2",
+                    "description": "no regime view",
+                    "published": 0.62,
+                    "table": "gates.csv",
+                    "column": "mean",
+                    "rule": "within",
+                    "tolerance": {"abs": 0.01},
+                },
+            ]
+        }
+    )
+
+
+def test_ledger_says_where_each_claim_holds_and_differs():
+    ledger = build_ledger(claims_with_views(), {"gates.csv": GATES}, {}, REGIMES).set_index("id")
+    # 0.62 is outside 0.495 +/- 0.1 (default), 0.49 inside (sgd); the claim's own
+    # verdict is still judged on its own table
+    assert ledger.loc["C2.forget.mean", "verdict"] == "differs"
+    assert ledger.loc["C2.forget.mean", "regimes"] == (
+        "holds under sgd 0.1 x 800; differs under adam 0.002 x 800 (default)"
+    )
+    assert ledger.loc["D3.gru_wins", "regimes"] == (
+        "holds under adam 0.002 x 800 (default); differs under sgd 0.1 x 800"
+    )
+    assert ledger.loc["C2.no_view", "regimes"] == ""
+
+
+def test_ledger_without_the_sweep_has_an_empty_regimes_column():
+    ledger = build_ledger(claims_with_views(), {"gates.csv": GATES}, {})
+    assert (ledger["regimes"] == "").all()
+
+
+def test_a_regime_missing_a_cell_is_not_run_there():
+    partial = REGIMES[~((REGIMES["cell"] == "gru") & (REGIMES["regime"] == "sgd_lr0.1_steps800"))]
+    ledger = build_ledger(claims_with_views(), {"gates.csv": GATES}, {}, partial).set_index("id")
+    assert ledger.loc["D3.gru_wins", "regimes"].endswith("not run under sgd 0.1 x 800")
+
+
+def test_describe_regimes_groups_in_order():
+    text = describe_regimes({"a": "within", "b": "differs", "c": "direction", "d": "missing"})
+    assert text == "holds under a, c; differs under b; not run under d"
+
+
+@pytest.mark.parametrize(
+    "view, message",
+    [
+        ({"table": REGIME_TABLE, "column": "gate_mean", "colour": "red"}, "across_regimes is a mapping"),
+        ({"column": "gate_mean"}, "needs `table` and `column`"),
+        ("gate_mean", "across_regimes is a mapping"),
+    ],
+)
+def test_malformed_views_are_refused(view, message):
+    entry = {
+        "id": "x",
+        "experiment": "C2",
+        "description": "d",
+        "published": 0.5,
+        "table": "t.csv",
+        "column": "mean",
+        "rule": "within",
+        "tolerance": {"abs": 0.1},
+        "across_regimes": view,
+    }
+    with pytest.raises(ClaimError, match=message):
+        Claim.from_dict(entry)
+
+
+def test_a_direction_view_needs_a_comparison():
+    entry = {
+        "id": "x",
+        "experiment": "C2",
+        "description": "d",
+        "published": "finding",
+        "rule": "direction",
+        "table": "t.csv",
+        "compare": {"left": {"column": "mean"}, "op": "<", "right": 1},
+        "across_regimes": {"table": REGIME_TABLE, "column": "gate_mean"},
+    }
+    with pytest.raises(ClaimError, match="direction claim needs `compare`"):
+        Claim.from_dict(entry)
+
+
+def test_published_yaml_views_read_the_regime_table_and_mark_the_figure():
+    claims = load_claims(REPO / "config" / "published.yaml")
+    views = [c for c in claims if c.regime_view is not None]
+    assert len(views) >= 15
+    assert {t for c in views for t in c.regime_view.tables()} == {REGIME_TABLE}
+    assert all(REGIME_TABLE not in c.tables() for c in claims)  # not an input of every ledger
+    marks = published_marks(claims, REGIME_TABLE)
+    by_id = {c.id: c for c in claims}
+    assert marks[("lstm", "gate_mean")] == by_id["C2.lstm_gates.forget.mean"].published
+    assert marks[("gru", "gate_mean")] == by_id["D1.gru_gates.update.mean"].published
+
+
+# --------------------------------------------------------------------------- the DAG
+
+
+def sweep_names(config):
+    """Every sweep point's regime, named as the config README says (a point that trains
+    like a configured regime on the corpus reuses it)."""
+    train = config["train"]
+    sweep = config["regime_sweep"]
+    names = []
+    for optimizer, lrs in sweep["optimizers"].items():
+        for lr in lrs:
+            for steps in sweep["steps"]:
+                wanted = {**train, "optimizer": optimizer, "lr": lr, "steps": steps}
+                same = [
+                    name
+                    for name, overrides in config["regimes"].items()
+                    if "dataset" not in overrides and {**train, **overrides} == wanted
+                ]
+                names.append(same[0] if same else f"{optimizer}_lr{lr:g}_steps{steps}")
+    return names
+
+
+def test_sweep_target_plans_every_point_and_reuses_configured_regimes(tmp_path):
+    from test_workflow import dry_run_outputs, job_counts
+
+    config = yaml.safe_load(DEFAULT_CONFIG.read_text())
+    text = dry_run_outputs(tmp_path, REGIME_TABLE)
+    names = sweep_names(config)
+    assert "default" in names and "steps_x4" in names  # adam at train.lr, 800 and 3200 steps
+    points = len(config["regime_sweep"]["steps"]) * sum(
+        map(len, config["regime_sweep"]["optimizers"].values())
+    )
+    assert len(set(names)) == points >= 12
+    planned = {(m.group(1), m.group(2)) for m in SWEEP_MODEL_OUTPUT.finditer(text)}
+    seeds = config["regime_sweep"]["seeds"]
+    expected = {(r, f"{m}_s{s}") for r in names for m in ("lstm_w325", "gru_budget325") for s in seeds}
+    assert planned == expected
+    counts = job_counts(text)
+    assert counts["train"] == counts["gates"] == len(expected)
+    assert counts["regime_sensitivity"] == 1
+
+
+def test_switching_the_sweep_off_leaves_it_out(tmp_path):
+    config = yaml.safe_load(SMOKE_CONFIG.read_text())
+    config["regime_sweep"]["enabled"] = False
+    off = tmp_path / "off.yaml"
+    off.write_text(yaml.safe_dump(config))
+    proc = run_snakemake(tmp_path, "-n", configfile=off)
+    text = proc.stdout + proc.stderr
+    assert "regime_sensitivity" not in text
+    assert "adam_lr0.003" not in text and "sgd_lr0.3" not in text
+
+
+# --------------------------------------------------------------------------- smoke run
+
+
+def test_smoke_table_agrees_with_the_gate_tables(smoke_run):
+    table = pd.read_csv(smoke_run / REGIME_TABLE)
+    config = yaml.safe_load(SMOKE_CONFIG.read_text())
+    assert len(table) == 2 * len(sweep_names(config))
+    default = table[table["regime"] == "default"].set_index("cell")
+    tables = smoke_run / "results/tables"
+    gates = pd.read_csv(tables / "lstm_gates.csv")
+    forget = gates[(gates["seed"] == 0) & (gates["gate"] == "forget")]["mean"].item()
+    assert default.loc["lstm", "gate_mean"] == pytest.approx(forget, rel=1e-6)
+    units = pd.read_csv(tables / "lstm_forget_units.csv").query("seed == 0").iloc[0]
+    assert default.loc["lstm", "half_life_max"] == pytest.approx(units["half_life_max"], rel=1e-9)
+    assert default.loc["lstm", "units_below_half"] == units["units_below_half"]
+    coupling = pd.read_csv(tables / "lstm_coupling.csv").query("seed == 0").iloc[0]
+    assert default.loc["lstm", "corr_i_one_minus_f"] == pytest.approx(coupling["corr_all"], rel=1e-9)
+    losses = pd.read_csv(tables / "gru_vs_lstm.csv").set_index("model")["seed_0"]
+    gap = losses["gru_budget24"] - losses["lstm_w24"]
+    assert default.loc["gru", "gru_minus_lstm"] == pytest.approx(gap, rel=1e-9)
+    assert default.loc["gru", "gate_mean"] == pytest.approx(
+        pd.read_csv(tables / "gru_gates.csv").query("seed == 0 and gate == 'update'")["mean"].item(), rel=1e-6
+    )
+    # a sweep point the config does not name trained under its own regime, with its own optimizer
+    sgd = table[table["optimizer"] == "sgd"]
+    assert set(sgd["regime"]) == {f"sgd_lr0.3_steps{n}" for n in config["regime_sweep"]["steps"]}
+    assert (smoke_run / "results/figures/regime_sensitivity.png").stat().st_size > 10_000
+
+
+def test_smoke_ledger_judges_the_trained_claims_across_regimes(smoke_run):
+    ledger = pd.read_csv(smoke_run / "results/claims.csv").fillna("")
+    claims = {c.id: c for c in load_claims(REPO / "config" / "published.yaml")}
+    with_view = ledger[ledger["id"].map(lambda i: claims[i].regime_view is not None)]
+    assert len(with_view) == sum(c.regime_view is not None for c in claims.values())
+    assert with_view["regimes"].str.contains("under").all()
+    assert (ledger.loc[~ledger.index.isin(with_view.index), "regimes"] == "").all()
+    assert "(default)" in with_view["regimes"].iloc[0]
+    assert "across regimes" in (smoke_run / "results/claims.md").read_text()

@@ -1,0 +1,17 @@
+"""Rule regime_sensitivity_figure (gatedrnn.regime_sweep.plot_regime_sensitivity)."""
+
+import pandas as pd
+
+from gatedrnn.claims import load_claims
+from gatedrnn.regime_sweep import plot_regime_sensitivity, published_marks
+from gatedrnn.scripting import run_logged
+
+
+def main(log):
+    claims = [claim.fill(snakemake.params.models) for claim in load_claims(snakemake.input.published)]
+    marks = published_marks(claims, snakemake.input.table)
+    log(f"published values marked: {marks}")
+    plot_regime_sensitivity(pd.read_csv(snakemake.input.table), marks, snakemake.output[0])
+
+
+run_logged(snakemake.log[0], main)
