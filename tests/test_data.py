@@ -2,6 +2,8 @@
 
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gatedrnn.data import (
     Vocabulary,
@@ -59,3 +61,19 @@ def test_windows_that_do_not_fit_are_refused():
         even_offsets(10, 2, 11)
     with pytest.raises(ValueError, match="shorter than one window"):
         sample_windows(torch.arange(10), 2, 10, torch.Generator())
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(vocab_text=st.text(min_size=1, max_size=40), extra=st.text(max_size=5), data=st.data())
+def test_encode_matches_a_per_character_lookup(vocab_text, extra, data):
+    """The vectorised encode against the obvious dict lookup, on any Unicode text
+    (astral characters included); a character outside the vocabulary is refused."""
+    vocab = Vocabulary.from_text(vocab_text)
+    text = data.draw(st.text(alphabet=st.sampled_from(vocab.chars), max_size=60))
+    index = {c: i for i, c in enumerate(vocab.chars)}
+    assert vocab.encode(text).tolist() == [index[c] for c in text]
+    assert vocab.encode(text).dtype == torch.long
+    unknown = [c for c in extra if c not in index]
+    if unknown:
+        with pytest.raises(ValueError, match="not in the vocabulary"):
+            vocab.encode(text + extra)

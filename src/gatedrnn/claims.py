@@ -648,7 +648,8 @@ def parse_claims(data: Mapping) -> list[Claim]:
 def load_claims(path: str | Path) -> list[Claim]:
     """The claims of a ``published.yaml`` file."""
     with open(path) as handle:
-        return parse_claims(yaml.safe_load(handle))
+        # libyaml's safe loader where available (same result, about 7x faster)
+        return parse_claims(yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
 
 
 def claim_tables(claims: list[Claim]) -> list[str]:
