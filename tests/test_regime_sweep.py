@@ -19,7 +19,7 @@ from gatedrnn.regime_sweep import COLUMNS, model_stats, published_marks, regime_
 
 REGIME_TABLE = "results/tables/regime_sensitivity.csv"
 # regime names of sweep points hold the learning rate: sgd_lr0.3_steps800
-SWEEP_MODEL_OUTPUT = re.compile(r"results/models/([\w.]+)/(\w+)/model\.pt")
+SWEEP_MODEL_OUTPUT = re.compile(r"results/models/([\w.-]+)/(\w+)/model\.pt")
 
 
 def random_probe(cell, units=6, seed=0):
@@ -44,6 +44,7 @@ def summary(cell, best, step):
 
 def test_lstm_statistics_match_numpy_written_out():
     probe = random_probe("lstm")
+    probe.gates["f"][..., 0] = 0.97  # one unit that holds: half-life 22.8 characters
     row = model_stats(summary("lstm", 1.5, 20), history([3.0, 2.0, 1.5, 1.6]), probe)
     f = probe.gates["f"].astype(np.float64)
     i = probe.gates["i"].astype(np.float64)
@@ -58,7 +59,7 @@ def test_lstm_statistics_match_numpy_written_out():
     assert row["half_life_max"] == pytest.approx(lives.max(), rel=1e-10)
     assert row["half_life_median"] == pytest.approx(np.median(lives), rel=1e-10)
     assert row["units_below_half"] == int((unit_f < 0.5).sum())
-    assert row["units_half_life_ge_10"] == int((lives >= 10).sum())
+    assert row["units_half_life_ge_10"] == int((lives >= 10).sum()) == 1
     assert row["corr_i_one_minus_f"] == pytest.approx(corr, rel=1e-9)
     assert row["mean_i_plus_f"] == pytest.approx((i + f).mean(), rel=1e-12)
     assert (row["best_val_loss"], row["best_step"], row["last_val_loss"]) == (1.5, 20, pytest.approx(1.6))
@@ -255,6 +256,32 @@ def test_malformed_views_are_refused(view, message):
         Claim.from_dict(entry)
 
 
+def test_a_view_naming_a_column_the_regime_table_lacks_is_an_error():
+    claims = parse_claims(
+        {
+            "claims": [
+                {
+                    "id": "typo",
+                    "experiment": "C2",
+                    "description": "d",
+                    "published": 0.5,
+                    "table": "gates.csv",
+                    "column": "mean",
+                    "rule": "within",
+                    "tolerance": {"abs": 0.1},
+                    "across_regimes": {
+                        "table": REGIME_TABLE,
+                        "where": {"cell": "lstm"},
+                        "column": "gate_maen",
+                    },
+                }
+            ]
+        }
+    )
+    with pytest.raises(ClaimError, match="gate_maen"):
+        build_ledger(claims, {"gates.csv": GATES}, {}, REGIMES)
+
+
 def test_a_direction_view_needs_a_comparison():
     entry = {
         "id": "x",
@@ -324,6 +351,29 @@ def test_sweep_target_plans_every_point_and_reuses_configured_regimes(tmp_path):
     assert counts["regime_sensitivity"] == 1
 
 
+@pytest.mark.parametrize(
+    "mutate",
+    [
+        # two learning rates that print alike would share a regime (and its models)
+        lambda c: c["regime_sweep"]["optimizers"].update(adam=[0.003, 0.0030000001]),
+        # a configured regime already holds a point's name but trains differently
+        lambda c: (
+            c["regime_sweep"]["optimizers"].update(sgd=[1.0]),
+            c["regimes"].update(sgd_lr1_steps40={"optimizer": "sgd", "lr": 1.0, "steps": 40, "layers": 2}),
+        ),
+    ],
+)
+def test_a_sweep_point_whose_name_is_taken_is_refused_before_any_job(tmp_path, mutate):
+    config = yaml.safe_load(SMOKE_CONFIG.read_text())
+    mutate(config)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump(config))
+    proc = run_snakemake(tmp_path, "-n", configfile=bad, check=False)
+    assert proc.returncode != 0
+    assert "regime_sweep: the point" in proc.stdout + proc.stderr
+    assert not (tmp_path / "results").exists()
+
+
 def test_switching_the_sweep_off_leaves_it_out(tmp_path):
     config = yaml.safe_load(SMOKE_CONFIG.read_text())
     config["regime_sweep"]["enabled"] = False
@@ -369,7 +419,8 @@ def test_smoke_ledger_judges_the_trained_claims_across_regimes(smoke_run):
     claims = {c.id: c for c in load_claims(REPO / "config" / "published.yaml")}
     with_view = ledger[ledger["id"].map(lambda i: claims[i].regime_view is not None)]
     assert len(with_view) == sum(c.regime_view is not None for c in claims.values())
-    assert with_view["regimes"].str.contains("under").all()
+    assert with_view["regimes"].str.contains("holds under|differs under").all()
+    assert not with_view["regimes"].str.contains("not run").any()  # both cells ran everywhere
     assert (ledger.loc[~ledger.index.isin(with_view.index), "regimes"] == "").all()
     assert "(default)" in with_view["regimes"].iloc[0]
     assert "across regimes" in (smoke_run / "results/claims.md").read_text()

@@ -14,7 +14,7 @@ from gatedrnn.data import Vocabulary
 from gatedrnn.widths import matched_width
 
 # regime names of the regime sweep hold the learning rate: sgd_lr0.3_steps800
-MODEL_OUTPUT = re.compile(r"results/models/([\w.]+)/(\w+)/model\.pt")
+MODEL_OUTPUT = re.compile(r"results/models/([\w.-]+)/(\w+)/model\.pt")
 
 
 def dry_run_outputs(tmp_path, *targets, configfile=DEFAULT_CONFIG):

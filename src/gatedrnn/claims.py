@@ -544,6 +544,14 @@ class Claim:
         the regime lacks the row, e.g. a cell that did not run)."""
         if self.regime_view is None:
             return {}
+        for selector in self.regime_view.selectors():
+            wanted = [selector.column, *selector.where, *([selector.at_max] if selector.at_max else [])]
+            absent = [c for c in wanted if not any(fnmatch.fnmatchcase(str(t), c) for t in table.columns)]
+            if absent:  # a typo, not a regime that did not run
+                raise ClaimError(
+                    f"claim {self.id}: across_regimes names {absent}, which the regime table lacks; "
+                    f"it has {list(table.columns)}"
+                )
         tables = {s.table: table for s in self.regime_view.selectors()}
         verdicts = {}
         for regime in regimes:

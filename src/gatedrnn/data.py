@@ -30,8 +30,11 @@ class Vocabulary:
         """Ids of ``text`` (int64). Vectorised over code points: a job encodes the
         whole 5-million-character corpus, which a per-character dict lookup makes
         a visible share of a short job's wall time."""
-        codes = _code_points(self.chars)
-        points = _code_points(text)
+        try:
+            codes = _code_points(self.chars)
+            points = _code_points(text)
+        except UnicodeEncodeError as err:  # a lone surrogate: never in a UTF-8 corpus
+            raise ValueError(f"character {err.object[err.start]!r} is not in the vocabulary") from None
         # id of every code point up to the largest in the vocabulary; -1: not in it
         table = np.full(int(codes.max()) + 2 if len(codes) else 1, -1, dtype=np.int64)
         table[codes] = np.arange(len(codes))

@@ -136,9 +136,19 @@ if REGIME_SWEEP["enabled"]:
         for _lr in _lrs:
             for _steps in REGIME_SWEEP["steps"]:
                 _name = sweep_regime_name(_optimizer, _lr, _steps)
-                REGIMES.setdefault(
-                    _name, {"optimizer": _optimizer, "lr": _lr, "steps": _steps}
-                )
+                _overrides = {"optimizer": _optimizer, "lr": _lr, "steps": _steps}
+                if any(p["regime"] == _name for p in SWEEP_POINTS) or (
+                    _name in config["regimes"]
+                    and train_config_with(config["regimes"][_name])
+                    != train_config_with(_overrides)
+                ):
+                    raise ValueError(
+                        f"regime_sweep: the point ({_optimizer}, lr {_lr}, {_steps} steps) "
+                        f"would be named {_name!r}, which another point or a differently "
+                        "trained regime under `regimes` already uses; drop the duplicate "
+                        "learning rate or rename that regime"
+                    )
+                REGIMES.setdefault(_name, _overrides)
                 SWEEP_POINTS.append(
                     {
                         "regime": _name,

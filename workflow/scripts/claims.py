@@ -9,6 +9,7 @@ from gatedrnn.claims import (
     claim_tables,
     load_claims,
     read_tables,
+    regime_tables,
     render_html,
     render_markdown,
     summary_line,
@@ -23,7 +24,15 @@ def main(log):
     if undeclared:
         raise ValueError(f"published.yaml reads tables the rule does not declare as inputs: {undeclared}")
     # the regime sweep's table when the sweep runs (regime_sweep.enabled)
-    regimes = pd.read_csv(snakemake.input.regimes[0]) if snakemake.input.regimes else None
+    regimes = None
+    if snakemake.input.regimes:
+        named = regime_tables(claims)
+        if named != list(snakemake.input.regimes):
+            raise ValueError(
+                f"published.yaml's across_regimes views read {named}; "
+                f"the rule gives {list(snakemake.input.regimes)}"
+            )
+        regimes = pd.read_csv(snakemake.input.regimes[0])
     ledger = build_ledger(claims, read_tables(needed), dict(snakemake.params.models), regimes)
     ledger.to_csv(snakemake.output.csv, index=False)
     Path(snakemake.output.md).write_text(render_markdown(ledger))
