@@ -390,6 +390,8 @@ def test_switching_the_open_questions_off_leaves_their_models_out(tmp_path):
     config = yaml.safe_load(DEFAULT_CONFIG.read_text())
     for question in config["open_questions"].values():
         question["enabled"] = False
+    # the regime sweep reuses steps_x4 (Adam at train.lr for 3,200 steps); off too
+    config["regime_sweep"]["enabled"] = False
     path = tmp_path / "off.yaml"
     path.write_text(yaml.safe_dump(config))
     proc = run_snakemake(tmp_path, "-n", configfile=path)
