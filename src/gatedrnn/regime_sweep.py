@@ -218,6 +218,8 @@ def plot_regime_sensitivity(table: pd.DataFrame, marks: Mapping, path) -> None:
             if column == "gru_minus_lstm":
                 ax.axhline(0.0, color="grey", linewidth=0.8)
             ax.set_xscale("log")
+            if column == "half_life_max":  # from a few characters to hundreds
+                ax.set_yscale("log")
             ax.set_xlabel("learning rate")
             ax.set_title(f"{cell.upper()}: {label}", fontsize=9)
             ax.grid(alpha=0.3)
