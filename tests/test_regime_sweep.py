@@ -150,26 +150,28 @@ REGIMES = pd.DataFrame(
 GATES = pd.DataFrame({"model": ["lstm_w8"], "seed": [0], "gate": ["forget"], "mean": [0.62]})
 
 
+def forget_mean_claim(view_column="gate_mean", **keys) -> dict:
+    """A within claim on GATES' forget mean, with a view on the regime table's LSTM rows."""
+    return {
+        "id": "C2.forget.mean",
+        "experiment": "C2",
+        "description": "forget mean",
+        "published": 0.495,
+        "table": "gates.csv",
+        "where": {"model": "lstm_w8", "seed": 0, "gate": "forget"},
+        "column": "mean",
+        "rule": "within",
+        "tolerance": {"abs": 0.1},
+        "across_regimes": {"table": REGIME_TABLE, "where": {"cell": "lstm"}, "column": view_column},
+        **keys,
+    }
+
+
 def claims_with_views():
     return parse_claims(
         {
             "claims": [
-                {
-                    "id": "C2.forget.mean",
-                    "experiment": "C2",
-                    "description": "forget mean",
-                    "published": 0.495,
-                    "table": "gates.csv",
-                    "where": {"model": "lstm_w8", "seed": 0, "gate": "forget"},
-                    "column": "mean",
-                    "rule": "within",
-                    "tolerance": {"abs": 0.1},
-                    "across_regimes": {
-                        "table": REGIME_TABLE,
-                        "where": {"cell": "lstm"},
-                        "column": "gate_mean",
-                    },
-                },
+                forget_mean_claim(),
                 {
                     "id": "D3.gru_wins",
                     "experiment": "D3",
@@ -241,43 +243,12 @@ def test_describe_regimes_groups_in_order():
     ],
 )
 def test_malformed_views_are_refused(view, message):
-    entry = {
-        "id": "x",
-        "experiment": "C2",
-        "description": "d",
-        "published": 0.5,
-        "table": "t.csv",
-        "column": "mean",
-        "rule": "within",
-        "tolerance": {"abs": 0.1},
-        "across_regimes": view,
-    }
     with pytest.raises(ClaimError, match=message):
-        Claim.from_dict(entry)
+        Claim.from_dict(forget_mean_claim(across_regimes=view))
 
 
 def test_a_view_naming_a_column_the_regime_table_lacks_is_an_error():
-    claims = parse_claims(
-        {
-            "claims": [
-                {
-                    "id": "typo",
-                    "experiment": "C2",
-                    "description": "d",
-                    "published": 0.5,
-                    "table": "gates.csv",
-                    "column": "mean",
-                    "rule": "within",
-                    "tolerance": {"abs": 0.1},
-                    "across_regimes": {
-                        "table": REGIME_TABLE,
-                        "where": {"cell": "lstm"},
-                        "column": "gate_maen",
-                    },
-                }
-            ]
-        }
-    )
+    claims = parse_claims({"claims": [forget_mean_claim(view_column="gate_maen")]})
     with pytest.raises(ClaimError, match="gate_maen"):
         build_ledger(claims, {"gates.csv": GATES}, {}, REGIMES)
 
