@@ -3,17 +3,22 @@ and the GRU without a reset (run on demand; prints a table).
 
 One training step's forward and backward pass of the character model (V = 84,
 embedding 128) at the budget-matched width (381), batch 32 windows of 128
-characters, per cell:
+characters, per contender:
 
 - ``gru``: ``nn.GRU`` (PyTorch's fused kernel: cuDNN on a GPU, a native loop on CPU);
-- ``cho_gru`` / ``gru_noreset``: :class:`gatedrnn.cells.GRUVariant`, the input
-  projections of all steps in one product and a Python loop over the 128 steps
-  (autograd records every step).
+- ``cho_gru`` / ``gru_noreset``: :class:`gatedrnn.cells.GRUVariant` as trained,
+  i.e. :func:`gatedrnn.cells.gru_layer` (the input projections of all steps in
+  one product, a loop over time that records nothing, the backward through time
+  written out in :class:`gatedrnn.cells.GRUScan`);
+- ``... recorded``: the same module through :func:`gatedrnn.cells.gru_layer_scan`,
+  the reference loop that autograd records step by step (what the fast path replaced).
 
-Each is timed ``--repeats`` times after one warm-up; the table gives the median
-milliseconds per step and the ratio to ``nn.GRU``.
+Contenders run in interleaved rounds (the order rotates), ``--repeats`` rounds
+after one warm-up each; the table gives the median wall and CPU milliseconds
+per step and the ratio to ``nn.GRU`` (on a shared machine trust the CPU column
+at one thread).
 
-    PYTHONPATH=src python bench/bench_cells.py [--threads 2] [--repeats 5] [--device cpu] [--width 381]
+    PYTHONPATH=src python bench/bench_cells.py [--threads 1] [--repeats 5] [--device cpu] [--width 381]
 """
 
 from __future__ import annotations
@@ -21,14 +26,16 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from unittest import mock
 
 import torch
 from torch import nn
 
+from gatedrnn import cells
 from gatedrnn.model import CharModel
 
 VOCAB, EMBED, BATCH, SEQ = 84, 128, 32, 128
-CELLS = ("gru", "cho_gru", "gru_noreset")
+CONTENDERS = ("gru", "cho_gru", "gru_noreset", "cho_gru recorded", "gru_noreset recorded")
 
 
 def synchronize(device: torch.device) -> None:
@@ -36,32 +43,51 @@ def synchronize(device: torch.device) -> None:
         torch.cuda.synchronize()
 
 
-def time_step(cell: str, width: int, device: torch.device, repeats: int) -> list[float]:
-    """Seconds of one forward + backward pass, ``repeats`` times after a warm-up."""
+def make_step(contender: str, width: int, device: torch.device):
+    """A closure running one forward + backward pass of ``contender``."""
+    cell, _, recorded = contender.partition(" ")
     torch.manual_seed(0)
     model = CharModel(VOCAB, cell, width, EMBED).to(device)
     tokens = torch.randint(0, VOCAB, (BATCH, SEQ + 1), device=device)
+    # the reference loop in place of the fast path, for this contender only
+    layer = mock.patch.object(cells, "gru_layer", cells.gru_layer_scan) if recorded else None
 
     def step():
         model.zero_grad(set_to_none=True)
-        logits, _ = model(tokens[:, :-1])
+        if layer:
+            layer.start()
+        try:
+            logits, _ = model(tokens[:, :-1])
+        finally:
+            if layer:
+                layer.stop()
         nn.functional.cross_entropy(logits.reshape(-1, VOCAB), tokens[:, 1:].reshape(-1)).backward()
 
-    step()
-    times = []
-    for _ in range(repeats):
-        synchronize(device)
-        start = time.perf_counter()
-        step()
-        synchronize(device)
-        times.append(time.perf_counter() - start)
-    return times
+    return step
 
 
-def benchmark_cells(width: int = 381, device: str = "cpu", repeats: int = 5, cells=CELLS) -> dict[str, float]:
-    """Median seconds per forward + backward step of each cell."""
+def benchmark_cells(
+    width=381, device="cpu", repeats=5, contenders=CONTENDERS
+) -> dict[str, tuple[float, float]]:
+    """Median (wall, CPU) seconds per forward + backward step of each contender."""
     dev = torch.device(device)
-    return {cell: statistics.median(time_step(cell, width, dev, repeats)) for cell in cells}
+    steps = {name: make_step(name, width, dev) for name in contenders}
+    for step in steps.values():
+        step()  # warm-up
+    samples = {name: [] for name in contenders}
+    names = list(contenders)
+    for r in range(repeats):
+        k = r % len(names)
+        for name in names[k:] + names[:k]:
+            synchronize(dev)
+            w0, c0 = time.perf_counter(), time.process_time()
+            steps[name]()
+            synchronize(dev)
+            samples[name].append((time.perf_counter() - w0, time.process_time() - c0))
+    return {
+        name: (statistics.median(s[0] for s in got), statistics.median(s[1] for s in got))
+        for name, got in samples.items()
+    }
 
 
 def main() -> None:
@@ -75,11 +101,13 @@ def main() -> None:
         torch.set_num_threads(args.threads)
     medians = benchmark_cells(args.width, args.device, args.repeats)
     print(
-        f"device {args.device}, threads {torch.get_num_threads()}, width {args.width}, batch {BATCH} x {SEQ}"
+        f"device {args.device}, threads {torch.get_num_threads()}, width {args.width}, "
+        f"batch {BATCH} x {SEQ}, {args.repeats} interleaved rounds, medians"
     )
-    print(f"{'cell':<12} {'ms/step':>9} {'x nn.GRU':>9}")
-    for cell, seconds in medians.items():
-        print(f"{cell:<12} {seconds * 1e3:>9.1f} {seconds / medians['gru']:>9.2f}")
+    wall0, cpu0 = medians["gru"]
+    print(f"{'contender':<22} {'wall ms':>8} {'CPU ms':>8} {'x nn.GRU (wall)':>16} {'(CPU)':>6}")
+    for name, (wall, cpu) in medians.items():
+        print(f"{name:<22} {wall * 1e3:>8.1f} {cpu * 1e3:>8.1f} {wall / wall0:>16.2f} {cpu / cpu0:>6.2f}")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ import yaml
 from conftest import DEFAULT_CONFIG, run_snakemake
 from torch import nn
 
-from gatedrnn.cells import GRUVariant, gru_layer_scan, pinned_reset_logits, windows_loss
+from gatedrnn.cells import GRUVariant, gru_layer, gru_layer_scan, pinned_reset_logits, windows_loss
 from gatedrnn.model import CharModel, count_parameters, model_parameters
 from gatedrnn.open_questions import (
     cho_vs_pytorch_table,
@@ -121,6 +121,51 @@ def test_variant_cells_match_the_numpy_reference(cell, placement, layers):
     np.testing.assert_allclose(logits.numpy(), expected, rtol=0, atol=1e-12)
     assert h_n.shape == (layers, 2, 5)
     np.testing.assert_allclose(h_n[-1].numpy(), x[:, -1], rtol=0, atol=1e-12)
+
+
+def fast_path_inputs(placement, dtype, B=3, T=6, D=4, H=5, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    k = 3 if placement == "before" else 2
+    shapes = [(B, T, D), (k * H, D), (k * H, H), (k * H,), (k * H,), (B, H)]
+    return [torch.randn(s, dtype=dtype, generator=g) * (0.5 if i else 1.0) for i, s in enumerate(shapes)]
+
+
+@pytest.mark.parametrize("placement", ["before", "none"])
+@pytest.mark.parametrize("uses", ["both", "outputs", "last state"])
+def test_fast_path_gradients_pass_gradcheck(placement, uses):
+    """GRUScan's hand-written backward through time against finite differences (float64),
+    for every input (x, both weights and biases, h0), whichever outputs the loss reads."""
+    inputs = [t.requires_grad_(True) for t in fast_path_inputs(placement, torch.float64)]
+
+    def f(x, w_ih, w_hh, b_ih, b_hh, h0):
+        out, h_last = gru_layer(x, w_ih, w_hh, b_ih, b_hh, h0=h0, placement=placement)
+        return {"both": (out, h_last), "outputs": (out,), "last state": (h_last,)}[uses]
+
+    assert torch.autograd.gradcheck(f, inputs)
+
+
+@pytest.mark.parametrize("placement", ["before", "none"])
+def test_fast_path_is_the_recorded_loop_in_float32(placement):
+    """The same forward bits as gru_layer_scan (the autograd-recorded reference) and
+    the same gradients up to float32 rounding (the sums run in another order)."""
+    results = []
+    for layer_fn in (gru_layer, gru_layer_scan):
+        inputs = [t.requires_grad_(True) for t in fast_path_inputs(placement, torch.float32, 8, 40, 16, 24)]
+        out, h_last = layer_fn(*inputs[:5], h0=inputs[5], placement=placement)
+        (out.square().sum() + h_last.sin().sum()).backward()
+        results.append((out.detach(), h_last.detach(), [t.grad for t in inputs]))
+    (out, h_last, grads), (ref_out, ref_last, ref_grads) = results
+    assert torch.equal(out, ref_out) and torch.equal(h_last, ref_last)
+    for grad, ref in zip(grads, ref_grads, strict=True):
+        torch.testing.assert_close(grad, ref, rtol=1e-5, atol=1e-5 * ref.abs().max().item())
+
+
+def test_fast_path_rejects_weights_of_the_wrong_shape():
+    x, w_ih, w_hh, b_ih, b_hh, _ = fast_path_inputs("before", torch.float32)
+    with pytest.raises(ValueError, match="do not fit placement 'none'"):
+        gru_layer(x, w_ih, w_hh, b_ih, b_hh, placement="none")
+    with pytest.raises(ValueError, match="'before' or 'none'"):
+        gru_layer(x, w_ih, w_hh, b_ih, b_hh, placement="after")
 
 
 def test_variant_cells_have_the_expected_parameters_and_learn():

@@ -300,6 +300,44 @@ def workflow_steps(cell, hidden, cfg, n, device, train_ids, val_ids) -> Sample:
 # --- train-step ------------------------------------------------------------------------
 
 
+STEP_CONTENDERS = ("train_model", "bare", "fwd+bwd")
+
+
+def contender_timing(contender, cell, hidden, n, device, train_ids, val_ids) -> Sample:
+    """Warm one contender up, then time n of its steps (train_model: marginal, see workflow_steps)."""
+    cfg = TrainConfig()
+    if contender == "train_model":
+        workflow_steps(cell, hidden, cfg, 1, device, train_ids, val_ids)
+        return workflow_steps(cell, hidden, cfg, n, device, train_ids, val_ids)
+    bare = BareLoop(cell, hidden, cfg, device, train_ids)
+    fn = bare.step if contender == "bare" else bare.forward_backward
+    fn()  # warm-up (oneDNN primitives, allocator)
+    return bare.steps(n, fn)
+
+
+def cmd_step_worker(args) -> None:
+    """Internal: one timing of `train-step` (default mode) in a fresh process; prints JSON."""
+    import resource
+
+    device = setup_torch(args)
+    train_ids, val_ids = synthetic_split()
+    r0 = resource.getrusage(resource.RUSAGE_SELF)
+    s = contender_timing(args.contender, args.cell, args.hidden, args.steps, device, train_ids, val_ids)
+    r1 = resource.getrusage(resource.RUSAGE_SELF)
+    print(json.dumps({"wall": s.wall, "cpu": s.cpu, "minflt": r1.ru_minflt - r0.ru_minflt}), flush=True)
+
+
+def isolated_timing(contender, cell, hidden, args) -> Sample:
+    cmd = [sys.executable, "-m", "gatedrnn.bench", "_step", "--contender", contender, "--cell", cell]
+    cmd += ["--hidden", str(hidden), "--steps", str(args.steps), "--threads", str(args.threads)]
+    cmd += ["--device", args.device] + (["--retain"] if args.retain else [])
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
+    if proc.returncode != 0:
+        raise RuntimeError(f"benchmark worker {' '.join(cmd[3:])} failed:\n{proc.stderr[-2000:]}")
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    return Sample(result["wall"], result["cpu"])
+
+
 def cmd_train_step(args) -> None:
     device = setup_torch(args)
     header(args, device, "train-step")
@@ -309,23 +347,33 @@ def cmd_train_step(args) -> None:
     cores = min(args.threads, usable_cores()) if device.type == "cpu" else 0
     peak, how = cpu_peak_gflops(cores, args.fma_units) if device.type == "cpu" else (math.nan, "")
     n = args.steps
+    print(
+        "# each timing in a fresh process (as a workflow job is)"
+        if not args.in_process
+        else "# all timings in this one process (allocator state shared between contenders)"
+    )
     rows = []
     for cell, hidden in parse_models(args.models):
-        bare = BareLoop(cell, hidden, cfg, device, train_ids)
-        bare.step()  # warm-up (oneDNN primitives, allocator)
-        workflow_steps(cell, hidden, cfg, 1, device, train_ids, val_ids)
-        res = interleave(
-            {
+        if args.in_process:
+            bare = BareLoop(cell, hidden, cfg, device, train_ids)
+            bare.step()  # warm-up (oneDNN primitives, allocator)
+            workflow_steps(cell, hidden, cfg, 1, device, train_ids, val_ids)
+            contenders = {
                 "train_model": lambda c=cell, h=hidden: workflow_steps(
                     c, h, cfg, n, device, train_ids, val_ids
                 ),
                 "bare": lambda b=bare: b.steps(n, b.step),
                 "fwd+bwd": lambda b=bare: b.steps(n, b.forward_backward),
-            },
-            args.rounds,
-        )
+            }
+        else:
+            contenders = {
+                name: lambda k=name, c=cell, h=hidden: isolated_timing(k, c, h, args)
+                for name in STEP_CONTENDERS
+            }
+        res = interleave(contenders, args.rounds)
         flops = step_flops(cell, hidden, VOCAB, cfg.embed_dim, cfg.layers, tokens)["step"]
-        rows.append((cell, hidden, count_parameters(bare.model), flops, res))
+        params = count_parameters(build_model(cell, hidden, VOCAB, SEED, cfg))
+        rows.append((cell, hidden, params, flops, res))
         print(f"  done {cell} w{hidden}", file=sys.stderr, flush=True)
 
     print()
@@ -1068,7 +1116,22 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--fma-units", type=int, default=2, help="FMA units per core for the peak estimate")
     p.add_argument("--share-steps", type=int, default=200, help="steps of the instrumented run (0: skip)")
     p.add_argument("--share-models", default="lstm:325", help="models of the instrumented run")
+    p.add_argument(
+        "--in-process",
+        action="store_true",
+        help="time every contender in this process (default: a fresh process per timing)",
+    )
     p.set_defaults(func=cmd_train_step)
+
+    p = sub.add_parser("_step", help=argparse.SUPPRESS)
+    p.add_argument("--contender", choices=STEP_CONTENDERS, required=True)
+    p.add_argument("--cell", required=True)
+    p.add_argument("--hidden", type=int, required=True)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--steps", type=int, default=4)
+    p.add_argument("--device", default="auto")
+    p.add_argument("--retain", action="store_true")
+    p.set_defaults(func=cmd_step_worker)
 
     p = sub.add_parser("eval", help="the evaluation pass against a bare forward")
     common(p, steps=2, rounds=5)
