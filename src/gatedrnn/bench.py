@@ -52,6 +52,7 @@ import json
 import math
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -93,6 +94,11 @@ ENV_VARIANTS = {"-": {}, "malloc": MALLOC_ENV, "omp-passive": {"OMP_WAIT_POLICY"
 class Sample:
     wall: float
     cpu: float
+    faults: float = math.nan  # minor page faults (resource.getrusage), where counted
+
+
+def minor_faults() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
 
 
 def _sync(device: torch.device) -> None:
@@ -102,10 +108,10 @@ def _sync(device: torch.device) -> None:
 
 def timed(fn: Callable[[], object], device: torch.device) -> Sample:
     _sync(device)
-    w0, c0 = time.perf_counter(), time.process_time()
+    w0, c0, f0 = time.perf_counter(), time.process_time(), minor_faults()
     fn()
     _sync(device)
-    return Sample(time.perf_counter() - w0, time.process_time() - c0)
+    return Sample(time.perf_counter() - w0, time.process_time() - c0, minor_faults() - f0)
 
 
 def interleave(contenders: dict[str, Callable[[], Sample]], rounds: int) -> dict[str, list[Sample]]:
@@ -294,7 +300,7 @@ def workflow_steps(cell, hidden, cfg, n, device, train_ids, val_ids) -> Sample:
         )
 
     long, short = run(1 + n), run(1)
-    return Sample(long.wall - short.wall, long.cpu - short.cpu)
+    return Sample(long.wall - short.wall, long.cpu - short.cpu, long.faults - short.faults)
 
 
 # --- train-step ------------------------------------------------------------------------
@@ -317,14 +323,10 @@ def contender_timing(contender, cell, hidden, n, device, train_ids, val_ids) -> 
 
 def cmd_step_worker(args) -> None:
     """Internal: one timing of `train-step` (default mode) in a fresh process; prints JSON."""
-    import resource
-
     device = setup_torch(args)
     train_ids, val_ids = synthetic_split()
-    r0 = resource.getrusage(resource.RUSAGE_SELF)
     s = contender_timing(args.contender, args.cell, args.hidden, args.steps, device, train_ids, val_ids)
-    r1 = resource.getrusage(resource.RUSAGE_SELF)
-    print(json.dumps({"wall": s.wall, "cpu": s.cpu, "minflt": r1.ru_minflt - r0.ru_minflt}), flush=True)
+    print(json.dumps(dataclasses.asdict(s)), flush=True)
 
 
 def isolated_timing(contender, cell, hidden, args) -> Sample:
@@ -334,8 +336,7 @@ def isolated_timing(contender, cell, hidden, args) -> Sample:
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
     if proc.returncode != 0:
         raise RuntimeError(f"benchmark worker {' '.join(cmd[3:])} failed:\n{proc.stderr[-2000:]}")
-    result = json.loads(proc.stdout.strip().splitlines()[-1])
-    return Sample(result["wall"], result["cpu"])
+    return Sample(**json.loads(proc.stdout.strip().splitlines()[-1]))
 
 
 def cmd_train_step(args) -> None:
@@ -411,6 +412,9 @@ def cmd_train_step(args) -> None:
     for cell, hidden, _, _, res in rows:
         ratios = [a.wall / b.wall for a, b in zip(res["train_model"], res["bare"], strict=True)]
         print(f"  {cell} w{hidden}: " + " ".join(f"{r:.3f}" for r in ratios))
+    print("Minor page faults per step (median; train_model's is a difference of two runs, can be < 0):")
+    for cell, hidden, _, _, res in rows:
+        print(f"  {cell} w{hidden}: " + ", ".join(f"{k} {med(v, 'faults') / n:.0f}" for k, v in res.items()))
 
     if args.share_steps > 0:
         print()
@@ -951,8 +955,6 @@ def cmd_worker(args) -> None:
     loop.step()
     print("ready", flush=True)
     sys.stdin.readline()
-    import resource
-
     r0 = resource.getrusage(resource.RUSAGE_SELF)
     s = loop.steps(args.steps, loop.step)
     r1 = resource.getrusage(resource.RUSAGE_SELF)
