@@ -21,6 +21,7 @@ from gatedrnn.claims import (
     NoMatch,
     Selector,
     build_ledger,
+    check_questions,
     claim_tables,
     flatten_groups,
     load_claims,
@@ -30,10 +31,12 @@ from gatedrnn.claims import (
     render_html,
     render_markdown,
     same_to_digits,
+    select_questions,
     summary_line,
 )
 
 PUBLISHED = REPO / "config" / "published.yaml"
+NEW_FINDINGS = REPO / "config" / "new_findings.yaml"
 
 GATES = pd.DataFrame(
     {
@@ -266,6 +269,72 @@ def test_missing_row_differs_and_says_so():
     assert row["reproduced"].startswith("missing: no row")
 
 
+def new_finding(**keys) -> Claim:
+    base = {"id": "G9.x", "experiment": "G9", "description": "d", "rule": "new", "question": "q"}
+    return Claim.from_dict({**base, **GATE_SELECTOR, "where": {"model": "{reference_lstm}", "seed": 0,
+                            "gate": "forget"}, **keys})  # fmt: skip
+
+
+def test_a_new_finding_reports_its_value_and_whether_the_stated_finding_holds():
+    plain = judge(new_finding())
+    assert (plain["verdict"], plain["reproduced"], plain["published"]) == ("new", "0.5", "")
+    stated = new_finding(compare={"left": {"column": "mean"}, "op": "between", "right": [0.4, 0.45]})
+    row = judge(stated)
+    assert row["verdict"] == "new"
+    assert row["reproduced"] == "0.5 (0.5 in [0.4, 0.45]: does not hold)"
+    holds = judge(new_finding(compare={"left": {"column": "mean"}, "op": "<", "right": {"column": "mean",
+                                       "where": {"gate": "input"}}}))  # fmt: skip
+    assert holds["reproduced"] == "0.5 (0.5 < 0.66: holds)"
+    # a run this config does not have: still new (nothing to reproduce), and says so
+    missing = judge(new_finding(where={"model": "{reference_lstm}", "seed": 7, "gate": "forget"}))
+    assert missing["verdict"] == "new" and missing["reproduced"].startswith("missing: no row")
+
+
+@pytest.mark.parametrize(
+    "keys, message",
+    [
+        ({"published": 0.5}, "no `published` value"),
+        ({"tolerance": {"abs": 1}}, "no `published` value"),
+        ({"question": None, "column": None}, "needs `table`, `column` and `question`"),
+    ],
+)
+def test_malformed_new_findings_are_refused(keys, message):
+    data = {k: v for k, v in keys.items() if v is not None}
+    drop = [k for k, v in keys.items() if v is None]
+    base = {"id": "G9.x", "experiment": "G9", "description": "d", "rule": "new", "question": "q",
+            **GATE_SELECTOR, **data}  # fmt: skip
+    with pytest.raises(ClaimError, match=re.escape(message)):
+        Claim.from_dict({k: v for k, v in base.items() if k not in drop})
+
+
+def test_only_a_new_finding_names_a_question():
+    with pytest.raises(ClaimError, match="only a new finding"):
+        claim(question="reset_gate", tolerance={"abs": 0.1}, **GATE_SELECTOR)
+
+
+def test_new_findings_follow_their_questions_switch():
+    published = claim(tolerance={"abs": 0.1}, **GATE_SELECTOR)
+    a, b = new_finding(id="G1.a", question="reset_gate"), new_finding(id="G6.b", question="long_memory")
+    assert select_questions([published, a, b], ["long_memory"]) == [published, b]
+    assert select_questions([published, a, b], []) == [published]
+    check_questions([a, b], ["reset_gate", "long_memory", "cho_gru"])
+    with pytest.raises(ClaimError, match=r"unknown questions \['long_memory'\]"):
+        check_questions([a, b], ["reset_gate"])
+
+
+def test_new_findings_yaml_answers_every_open_question():
+    """Each open question of config.yaml has ledger rows, all `new`, all reading its own table."""
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    findings = load_claims(NEW_FINDINGS)
+    questions = {c.question for c in findings}
+    assert questions == set(config["open_questions"])
+    check_questions(findings, config["open_questions"])
+    assert {c.rule for c in findings} == {"new"} and all(c.published is None for c in findings)
+    assert {c.experiment for c in findings} == {"G1", "G2", "G3", "G4", "G5", "G6"}
+    published_ids = {c.id for c in load_claims(PUBLISHED)}
+    assert not published_ids & {c.id for c in findings}
+
+
 @pytest.mark.parametrize(
     "keys, message",
     [
@@ -364,9 +433,9 @@ def test_ledger_and_its_renderings():
     ledger = build_ledger(claims, TABLES, NAMES)
     assert list(ledger.columns) == LEDGER_COLUMNS
     assert list(ledger["selector"]) == ["model=lstm_w8, seed=0, gate=forget"] * 2
-    assert summary_line(ledger) == "2 claims: 1 exact, 0 within, 0 direction, 1 differs"
+    assert summary_line(ledger) == "2 claims: 1 exact, 0 within, 0 direction, 1 differs, 0 new"
     md = render_markdown(ledger)
-    assert "**2 claims: 1 exact, 0 within, 0 direction, 1 differs**" in md
+    assert "**2 claims: 1 exact, 0 within, 0 direction, 1 differs, 0 new**" in md
     assert md.count("\n| one |") == 1
     html = render_html(ledger)
     assert html.count('class="claim ') == 2 and 'data-claim-id="two"' in html
@@ -413,12 +482,17 @@ def read_ledger(workdir):
 def test_smoke_ledger_has_every_claim(smoke_run):
     ledger = read_ledger(smoke_run)
     claims = load_claims(PUBLISHED)
+    findings = select_questions(load_claims(NEW_FINDINGS), smoke_questions())
+    assert findings, "the smoke config answers the open questions"
     assert list(ledger.columns) == LEDGER_COLUMNS
-    assert list(ledger["id"]) == [c.id for c in claims]
+    assert list(ledger["id"]) == [c.id for c in claims + findings]
     assert set(ledger["verdict"]) <= set(VERDICTS)
-    # Only rows the smoke config cannot have (a third seed) are missing.
+    new = ledger["id"].str.startswith("G")
+    assert (ledger.loc[new, "verdict"] == "new").all() and (ledger.loc[~new, "verdict"] != "new").all()
+    # Only rows the smoke config cannot have (a third seed; runs its questions leave out) are missing.
     missing = ledger[ledger["reproduced"].str.startswith("missing")]
-    assert all("seed_2" in text for text in missing["reproduced"]), missing
+    assert all("seed_2" in row.reproduced or row.verdict == "new" for row in missing.itertuples()), missing
+    assert len(missing[missing["verdict"] == "new"]) < len(findings) / 2
     # Closed-form rows are exact whatever the config (A4's matched widths depend on the corpus).
     closed = ledger[ledger["experiment"].isin(["A1", "A2", "A3", "A5"])]
     assert (closed["verdict"] == "exact").all(), closed[closed["verdict"] != "exact"]
@@ -430,14 +504,17 @@ def test_smoke_ledger_has_every_claim(smoke_run):
 
 @pytest.mark.workflow
 def test_smoke_ledger_values_are_read_from_the_tables(smoke_run):
-    """Every reproduced number of an exact / within row is the table cell it names."""
+    """Every reproduced number of an exact / within row, and the number of every new
+    finding, is the table cell it names (the new findings' aggregates through pandas)."""
     ledger = read_ledger(smoke_run)
-    claims = {c.id: c for c in load_claims(PUBLISHED)}
+    claims = {c.id: c for c in load_claims(PUBLISHED) + load_claims(NEW_FINDINGS)}
     models = ledger_models(smoke_run)
-    checked = 0
+    checked = new = 0
     for row in ledger.itertuples(index=False):
         c = claims[row.id]
-        if c.rule == "direction" or c.compare is not None or row.reproduced.startswith("missing"):
+        if row.reproduced.startswith("missing"):
+            continue
+        if c.rule != "new" and (c.rule == "direction" or c.compare is not None):
             continue
         table = pd.read_csv(smoke_run / c.selector.table)
         mask = pd.Series(True, index=table.index)
@@ -446,13 +523,21 @@ def test_smoke_ledger_values_are_read_from_the_tables(smoke_run):
                 mask &= table[key].astype(str) == value.format_map(models)
             else:
                 mask &= table[key] == value
-        value = table.loc[mask, c.selector.column].iloc[0]
+        cells = table.loc[mask, c.selector.column]
+        value = cells.agg(c.selector.agg) if c.selector.agg not in (None, "unique") else cells.iloc[0]
+        reproduced = row.reproduced.split(" (")[0] if c.rule == "new" else row.reproduced
         if isinstance(value, str):
-            assert row.reproduced == value
+            assert reproduced == value
         else:
-            assert float(row.reproduced) == pytest.approx(float(value), rel=1e-5), row.id
+            assert float(reproduced) == pytest.approx(float(value), rel=1e-5), row.id
         checked += 1
-    assert checked > 100
+        new += c.rule == "new"
+    assert checked > 100 and new >= 10
+
+
+def smoke_questions() -> list[str]:
+    config = yaml.safe_load((REPO / "config" / "smoke.yaml").read_text())
+    return [q for q, settings in config["open_questions"].items() if settings["enabled"]]
 
 
 def ledger_models(workdir) -> dict:
@@ -500,7 +585,8 @@ def test_claims_target_pulls_exactly_the_tables_it_reads(tmp_path):
     inputs = re.search(r"input: (.*)", block).group(1).split(", ")
     tables = sorted(i for i in inputs if i.startswith("results/"))
     claims = load_claims(PUBLISHED)
-    # the tables the claims read, and (the smoke config runs the regime sweep) the
-    # regime-sensitivity table of their "across regimes" column
-    assert tables == sorted(claim_tables(claims) + regime_tables(claims))
+    findings = select_questions(load_claims(NEW_FINDINGS), smoke_questions())
+    # the tables the claims and the enabled questions' findings read, and (the smoke
+    # config runs the regime sweep) the regime-sensitivity table of the "across regimes" column
+    assert tables == sorted(set(claim_tables(claims + findings)) | set(regime_tables(claims)))
     assert "_figure" not in text  # no figure is made for the ledger

@@ -96,7 +96,7 @@ def test_report_renders_ledger_categories_and_a_figure(smoke_run, report, artifa
         # The ledger is what the front page shows first: its summary, then its rows, on screen.
         summary = browser.evaluate("document.querySelector('#app .claims-ledger .summary').innerText")
         counts = ledger["verdict"].value_counts()
-        verdicts = ("exact", "within", "direction", "differs")
+        verdicts = ("exact", "within", "direction", "differs", "new")
         assert summary == f"{len(ledger)} claims: " + ", ".join(f"{counts.get(v, 0)} {v}" for v in verdicts)
         first = browser.evaluate(FIRST_ROW)
         assert first["id"] == ledger["id"].iloc[0] and first["verdict"] == ledger["verdict"].iloc[0]

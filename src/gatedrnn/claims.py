@@ -60,6 +60,14 @@ tolerance and published value, and the ledger's ``regimes`` column says
 ``holds under a, b; differs under c``. A group's ``across_regimes`` is merged
 into its claims' like ``where``.
 
+New findings (``config/new_findings.yaml``, the answers to the questions the
+study left open, spec G) use the same entries with ``rule: new``: no published
+value, a selector for the number, and optionally a ``compare`` stating the
+finding (the reproduced column then says whether it holds). Their verdict is
+always ``new``: there is nothing to reproduce. Each names the ``question`` of
+``config.yaml``'s ``open_questions`` that makes its table
+(:func:`select_questions` keeps those of the enabled questions).
+
 A row that misses its rule is ``differs``; so is a selector that matches no row
 (the reproduced column says so). A selector naming a column the table lacks, or
 matching several cells without ``agg``, is an error in ``published.yaml``.
@@ -80,8 +88,8 @@ import numpy as np
 import pandas as pd
 import yaml
 
-VERDICTS = ("exact", "within", "direction", "differs")
-RULES = ("exact", "within", "direction")
+VERDICTS = ("exact", "within", "direction", "differs", "new")
+RULES = ("exact", "within", "direction", "new")
 COMPARISONS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 AGGREGATES = ("min", "max", "mean", "median", "unique")
 TOLERANCE_KEYS = {
@@ -90,7 +98,7 @@ TOLERANCE_KEYS = {
 }
 SELECTOR_KEYS = {"table", "where", "column", "agg", "at_max", "nan_as"}
 ENTRY_KEYS = {"id", "experiment", "description", "published", "source", "rule", "tolerance", "compare"}
-ENTRY_KEYS |= SELECTOR_KEYS | {"across_regimes"}
+ENTRY_KEYS |= SELECTOR_KEYS | {"across_regimes", "question"}
 # What an `across_regimes` view may set: where the claim's quantity is read in the
 # regime-sensitivity table, and (rarely) a rule of its own.
 VIEW_KEYS = SELECTOR_KEYS | {"compare", "rule", "tolerance"}
@@ -439,6 +447,8 @@ class Claim:
     # The same claim read from the regime-sensitivity table (one row per cell and
     # regime); judged once per regime of the sweep (`across_regimes`).
     regime_view: Claim | None = None
+    # rule `new`: the open question (config `open_questions.<question>`) that answers it
+    question: str | None = None
 
     @classmethod
     def from_dict(cls, data: Mapping) -> Claim:
@@ -446,12 +456,23 @@ class Claim:
         unknown = set(data) - ENTRY_KEYS
         if unknown:
             raise ClaimError(f"claim {cid}: unknown keys {sorted(unknown)}")
-        for key in ("id", "experiment", "description", "published", "rule"):
+        for key in ("id", "experiment", "description", "rule"):
             if key not in data:
                 raise ClaimError(f"claim {cid}: missing `{key}`")
         rule = data["rule"]
         if rule not in RULES:
             raise ClaimError(f"claim {cid}: rule must be one of {RULES}, not {rule!r}")
+        if rule == "new":
+            if "published" in data or "tolerance" in data or "across_regimes" in data:
+                raise ClaimError(
+                    f"claim {cid}: a new finding has no `published` value, `tolerance` or `across_regimes`"
+                )
+            if "column" not in data or "question" not in data:
+                raise ClaimError(f"claim {cid}: a new finding needs `table`, `column` and `question`")
+        elif "published" not in data:
+            raise ClaimError(f"claim {cid}: missing `published`")
+        elif "question" in data:
+            raise ClaimError(f"claim {cid}: only a new finding (rule: new) names a `question`")
         source = data.get("source", "spec")
         if source not in SOURCES:
             raise ClaimError(f"claim {cid}: source must be one of {SOURCES}, not {source!r}")
@@ -477,9 +498,9 @@ class Claim:
                 )
             if rule == "exact" and compare is not None:
                 raise ClaimError(f"claim {cid}: an exact claim takes no `compare`")
-        elif compare is None:
+        elif rule == "direction" and compare is None:
             raise ClaimError(f"claim {cid}: a direction claim needs `compare`")
-        published = data["published"]
+        published = data.get("published")
         if isinstance(published, str):
             try:  # PyYAML reads 4e-07 (no dot) as text
                 published = float(published)
@@ -513,6 +534,7 @@ class Claim:
             selector=selector,
             compare=compare,
             regime_view=regime_view,
+            question=None if data.get("question") is None else str(data["question"]),
         )
 
     def fill(self, names: Mapping[str, str]) -> Claim:
@@ -529,6 +551,7 @@ class Claim:
             None if self.selector is None else self.selector.fill(names, where),
             None if self.compare is None else self.compare.fill(names, where),
             None if self.regime_view is None else self.regime_view.fill(names),
+            self.question,
         )
 
     def restricted(self, extra: Mapping) -> Claim:
@@ -589,13 +612,19 @@ class Claim:
         }
         try:
             verdict, reproduced = self._verdict(tables)
-        except NoMatch as missing:
-            verdict, reproduced = "differs", f"missing: {missing}"
+        except NoMatch as missing:  # a new finding whose run is not in this config stays new
+            verdict, reproduced = ("new" if self.rule == "new" else "differs"), f"missing: {missing}"
         row["reproduced"] = reproduced
         row["verdict"] = verdict
         return row
 
     def _verdict(self, tables) -> tuple[str, str]:
+        if self.rule == "new":  # nothing to reproduce: the value, and whether the stated finding holds
+            text = format_value(self.selector.read(tables[self.selector.table]), digits=6)
+            if self.compare is not None:
+                holds, comparison = self.compare.evaluate(tables)
+                text += f" ({comparison}: {'holds' if holds else 'does not hold'})"
+            return "new", text
         if self.rule == "direction":
             holds, text = self.compare.evaluate(tables)
             return ("direction" if holds else "differs"), text
@@ -651,6 +680,19 @@ def parse_claims(data: Mapping) -> list[Claim]:
     if repeated:
         raise ClaimError(f"claim ids must be unique; repeated: {repeated}")
     return claims
+
+
+def select_questions(claims: list[Claim], enabled) -> list[Claim]:
+    """The claims without a question and the new findings of the ``enabled`` questions."""
+    enabled = set(enabled)
+    return [c for c in claims if c.question is None or c.question in enabled]
+
+
+def check_questions(claims: list[Claim], known) -> None:
+    """Refuse a new finding whose question the config does not have (a typo)."""
+    unknown = sorted({c.question for c in claims if c.question is not None} - set(known))
+    if unknown:
+        raise ClaimError(f"new findings name unknown questions {unknown}; the config has {sorted(known)}")
 
 
 def load_claims(path: str | Path) -> list[Claim]:
@@ -745,6 +787,7 @@ FAMILIES = {
     "C": "The trained LSTM's gates",
     "D": "GRU against LSTM",
     "E": "Reach and training dynamics",
+    "G": "Beyond the study (new findings)",
 }
 
 
@@ -763,7 +806,9 @@ def render_markdown(ledger: pd.DataFrame, title: str = "The claims ledger") -> s
         "Each row is one number (or finding) of the published study, the value this run "
         "reproduced, where it was read from and the verdict: `exact` (closed-form or "
         "protocol-identical, equal within the stated tolerance), `within` (a trained "
-        "value inside its stated band), `direction` (the finding holds) or `differs`. "
+        "value inside its stated band), `direction` (the finding holds) or `differs`; "
+        "`new` marks an answer to a question the study left open (no published value; "
+        "`config/new_findings.yaml`). "
         "Published values and rules live in `config/published.yaml`; this file is made "
         "by the workflow's `claims` rule from the tables. *Across regimes*: where the "
         "regime sweep ran, the same claim judged under every training regime of "
@@ -808,6 +853,7 @@ HTML_STYLE = """
 .claims-ledger tr.within td.verdict { color: #1a5fb4; }
 .claims-ledger tr.direction td.verdict { color: #9c6500; }
 .claims-ledger tr.differs td.verdict { color: #b3261e; }
+.claims-ledger tr.new td.verdict { color: #6a1b9a; }
 .claims-ledger .what { color: #555; font-size: 11px; }
 .claims-ledger code::before, .claims-ledger code::after { content: none; }
 .claims-ledger table.families { width: auto; margin-bottom: 1em; }

@@ -1,6 +1,8 @@
 # The claims ledger (spec F): every number of config/published.yaml judged against the
-# table it names. The rule's inputs are exactly those tables, read from published.yaml
-# when the DAG is built, so `snakemake results/claims.csv` runs what the ledger needs.
+# table it names, then the new findings of config/new_findings.yaml (spec G, the
+# enabled open questions only). The rule's inputs are exactly those tables, read from
+# both files when the DAG is built, so `snakemake results/claims.csv` runs what the
+# ledger needs.
 
 CLAIMS_TARGETS = [
     "results/claims.csv",
@@ -16,7 +18,11 @@ rule claims:
     """The ledger: published value, reproduced value, where it was read, verdict."""
     input:
         published=PUBLISHED,
-        tables=published_tables(),
+        new_findings=NEW_FINDINGS,
+        tables=sorted(
+            set(published_tables())
+            | set(published_tables(NEW_FINDINGS, ENABLED_QUESTIONS))
+        ),
         # the regime sweep's table, for the "holds under ..., differs under ..." column
         regimes=[REGIME_SENSITIVITY] if SWEEP_POINTS else [],
     output:
@@ -41,5 +47,7 @@ rule claims:
         "../../envs/gatedrnn.yaml"
     params:
         models=CLAIM_MODELS,
+        questions=ENABLED_QUESTIONS,
+        all_questions=list(config["open_questions"]),
     script:
         "../scripts/claims.py"

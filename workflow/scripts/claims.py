@@ -1,4 +1,5 @@
-"""Rule claims (gatedrnn.claims): the ledger from config/published.yaml and the tables."""
+"""Rule claims (gatedrnn.claims): the ledger from config/published.yaml, the enabled questions'
+new findings (config/new_findings.yaml) and the tables."""
 
 from pathlib import Path
 
@@ -6,19 +7,24 @@ import pandas as pd
 
 from gatedrnn.claims import (
     build_ledger,
+    check_questions,
     claim_tables,
     load_claims,
     read_tables,
     regime_tables,
     render_html,
     render_markdown,
+    select_questions,
     summary_line,
 )
 from gatedrnn.scripting import run_logged
 
 
 def main(log):
+    new_findings = load_claims(snakemake.input.new_findings)
+    check_questions(new_findings, snakemake.params.all_questions)
     claims = load_claims(snakemake.input.published)
+    claims += select_questions(new_findings, snakemake.params.questions)
     needed = claim_tables(claims)
     undeclared = sorted(set(needed) - set(snakemake.input.tables))
     if undeclared:
