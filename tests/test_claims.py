@@ -333,6 +333,9 @@ def test_new_findings_yaml_answers_every_open_question():
     assert {c.experiment for c in findings} == {"G1", "G2", "G3", "G4", "G5", "G6"}
     published_ids = {c.id for c in load_claims(PUBLISHED)}
     assert not published_ids & {c.id for c in findings}
+    # the ledger is bit-identical run to run: no row may read a timing
+    timings = {"seconds_per_step", "time_over_pytorch", "wall_seconds"}
+    assert not {s.column for c in findings for s in c.selectors()} & timings
 
 
 @pytest.mark.parametrize(
