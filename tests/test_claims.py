@@ -312,6 +312,12 @@ def test_only_a_new_finding_names_a_question():
         claim(question="reset_gate", tolerance={"abs": 0.1}, **GATE_SELECTOR)
 
 
+def test_a_new_finding_may_not_reuse_a_published_id():
+    published = claim(id="G1.x", tolerance={"abs": 0.1}, **GATE_SELECTOR)
+    with pytest.raises(ClaimError, match=r"unique across the ledger; repeated: \['G1.x'\]"):
+        build_ledger([published, new_finding(id="G1.x")], TABLES, NAMES)
+
+
 def test_new_findings_follow_their_questions_switch():
     published = claim(tolerance={"abs": 0.1}, **GATE_SELECTOR)
     a, b = new_finding(id="G1.a", question="reset_gate"), new_finding(id="G6.b", question="long_memory")

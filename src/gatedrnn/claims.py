@@ -755,6 +755,9 @@ def build_ledger(
     missing = sorted(set(claim_tables(claims)) - set(tables))
     if missing:
         raise ClaimError(f"tables not given to the ledger: {missing}")
+    repeated = sorted(cid for cid, n in Counter(c.id for c in claims).items() if n > 1)
+    if repeated:  # e.g. a new finding reusing a published claim's id
+        raise ClaimError(f"claim ids must be unique across the ledger; repeated: {repeated}")
     order = [] if regimes is None else list(dict.fromkeys(regimes[REGIME_COLUMN]))
     labels = {} if regimes is None else regime_labels(regimes)
     rows = []
