@@ -6,11 +6,11 @@ embedding 128) at the budget-matched width (381), batch 32 windows of 128
 characters, per contender:
 
 - ``gru``: ``nn.GRU`` (PyTorch's fused kernel: cuDNN on a GPU, a native loop on CPU);
-- ``cho_gru`` / ``gru_noreset``: :class:`gatedrnn.cells.GRUVariant` as trained,
-  i.e. :func:`gatedrnn.cells.gru_layer` (the input projections of all steps in
+- ``cho_gru`` / ``gru_noreset``: :class:`gatedrnn.core.cells.GRUVariant` as trained,
+  i.e. :func:`gatedrnn.core.cells.gru_layer` (the input projections of all steps in
   one product, a loop over time that records nothing, the backward through time
-  written out in :class:`gatedrnn.cells.GRUScan`);
-- ``... recorded``: the same module through :func:`gatedrnn.cells.gru_layer_scan`,
+  written out in :class:`gatedrnn.core.cells.GRUScan`);
+- ``... recorded``: the same module through :func:`gatedrnn.core.cells.gru_layer_scan`,
   the reference loop that autograd records step by step (what the fast path replaced).
 
 Contenders run in interleaved rounds (the order rotates), ``--repeats`` rounds
@@ -31,8 +31,8 @@ from unittest import mock
 import torch
 from torch import nn
 
-from gatedrnn import cells
-from gatedrnn.model import CharModel
+from gatedrnn.core import cells
+from gatedrnn.core.model import CharModel
 
 VOCAB, EMBED, BATCH, SEQ = 84, 128, 32, 128
 CONTENDERS = ("gru", "cho_gru", "gru_noreset", "cho_gru recorded", "gru_noreset recorded")

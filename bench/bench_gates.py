@@ -4,7 +4,7 @@ A width-325 LSTM character model (V = 84, embedding 128, PyTorch default
 initialisation) over a 32 x 128 probe set of random characters, three ways:
 
 - ``module forward``: one pass of ``nn.LSTM`` over the embedded probe set;
-- ``extract_gates``: :func:`gatedrnn.gates.extract_gates` (that forward pass,
+- ``extract_gates``: :func:`gatedrnn.analysis.gates.extract_gates` (that forward pass,
   one batched matmul for every gate at every position, an elementwise
   cell-state scan, conversion to NumPy);
 - ``python step loop``: the same gates recomputed one time step at a time in
@@ -27,8 +27,8 @@ import time
 import numpy as np
 import torch
 
-from gatedrnn.gates import extract_gates, manual_step_check
-from gatedrnn.model import CharModel
+from gatedrnn.analysis.gates import extract_gates, manual_step_check
+from gatedrnn.core.model import CharModel
 
 VOCAB, EMBED, WIDTH, LINES, LENGTH = 84, 128, 325, 32, 128
 

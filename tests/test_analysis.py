@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 import torch
 
-from gatedrnn.analysis import (
+from gatedrnn.analysis.reach import char_model_gradient_reach
+from gatedrnn.analysis.stats import (
     cell_state_decay,
     coupling_histogram,
     coupling_stats,
@@ -29,8 +30,7 @@ from gatedrnn.analysis import (
     unit_half_lives,
     unit_means,
 )
-from gatedrnn.model import CharModel
-from gatedrnn.reach import char_model_gradient_reach
+from gatedrnn.core.model import CharModel
 
 torch.set_num_threads(1)
 

@@ -12,7 +12,7 @@ import pytest
 import yaml
 from conftest import REPO, copy_tree, run_snakemake
 
-from gatedrnn.claims import (
+from gatedrnn.claims.ledger import (
     LEDGER_COLUMNS,
     VERDICTS,
     Claim,

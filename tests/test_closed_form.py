@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 import torch
 
-from gatedrnn import closed_form as cf
+from gatedrnn.analysis import closed_form as cf
 
 RTOL = 1e-13
 
@@ -329,7 +329,7 @@ def test_csv_round_trip_is_exact(build, tmp_path):
 
 
 def test_highway_figure_is_byte_stable(tmp_path):
-    from gatedrnn.plots import plot_highway
+    from gatedrnn.report.study import plot_highway
 
     paths = [tmp_path / "a.png", tmp_path / "b.png"]
     for path in paths:

@@ -11,8 +11,8 @@ import tarfile
 
 import pytest
 
-from gatedrnn.corpus import CorpusError, CorpusSpec, archive_members, build_corpus, write_corpus
-from gatedrnn.synthetic import synthetic_prose
+from gatedrnn.io.corpus import CorpusError, CorpusSpec, archive_members, build_corpus, write_corpus
+from gatedrnn.io.synthetic import synthetic_prose
 
 
 def make_tar(members: dict[str, bytes]) -> bytes:

@@ -5,7 +5,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gatedrnn.data import (
+from gatedrnn.core.data import (
     Vocabulary,
     even_offsets,
     probe_windows,

@@ -1,4 +1,4 @@
-"""Checkpoint faults at the unit level (gatedrnn.train.train_model).
+"""Checkpoint faults at the unit level (gatedrnn.train.loop.train_model).
 
 A run stopped at a seeded random step (``stop_after``, a simulated kill) and resumed
 must end with the same bytes as an uninterrupted run; so must a run whose newest
@@ -18,9 +18,10 @@ import pytest
 import torch
 from faults.damage import flip_a_tensor_byte
 
-from gatedrnn.data import Vocabulary, split_train_val
-from gatedrnn.synthetic import synthetic_prose
-from gatedrnn.train import TrainConfig, atomic_torch_save, list_checkpoints, train_model
+from gatedrnn.core.data import Vocabulary, split_train_val
+from gatedrnn.io.files import atomic_torch_save
+from gatedrnn.io.synthetic import synthetic_prose
+from gatedrnn.train.loop import TrainConfig, list_checkpoints, train_model
 
 torch.set_num_threads(1)  # tiny models; more threads only contend on a shared machine
 

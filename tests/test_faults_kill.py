@@ -41,7 +41,7 @@ from faults.runs import (
     write_config,
 )
 
-from gatedrnn.train import list_checkpoints
+from gatedrnn.train.loop import list_checkpoints
 
 pytestmark = pytest.mark.workflow
 

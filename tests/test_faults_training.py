@@ -18,10 +18,10 @@ import torch
 from conftest import copy_tree, run_snakemake, snakemake_cmd
 from faults.runs import smoke_config, write_config
 
-from gatedrnn.corpus import CorpusSpec, write_corpus
-from gatedrnn.pipeline import train_one
+from gatedrnn.io.corpus import CorpusSpec, write_corpus
 from gatedrnn.scripting import UNWRITABLE_HINT, run_logged
-from gatedrnn.train import TrainingDiverged
+from gatedrnn.train.loop import TrainingDiverged
+from gatedrnn.train.pipeline import train_one
 
 torch.set_num_threads(1)
 

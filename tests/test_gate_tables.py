@@ -1,4 +1,4 @@
-"""The gate tables (gatedrnn.gate_tables, gate_plots) on hand-made gates and tiny
+"""The gate tables (gatedrnn.tables.gates, gate_plots) on hand-made gates and tiny
 models, and the gate analyses of the smoke run (the layouts the claims ledger reads)."""
 
 from __future__ import annotations
@@ -12,9 +12,12 @@ import torch
 import yaml
 from conftest import SMOKE_CONFIG
 
-from gatedrnn import gate_plots
-from gatedrnn.analysis import CHANGE_POSITION, DECAY_STEPS
-from gatedrnn.gate_tables import (
+from gatedrnn.analysis.gates import ProbeGates, load_gates
+from gatedrnn.analysis.stats import CHANGE_POSITION, DECAY_STEPS
+from gatedrnn.core.conventions import GATE_NAMES
+from gatedrnn.core.model import CharModel
+from gatedrnn.report import gates as gate_plots
+from gatedrnn.tables.gates import (
     CHECK_TOLERANCE,
     GATE_TABLE_COLUMNS,
     MANUAL_CHECK_COLUMNS,
@@ -35,8 +38,6 @@ from gatedrnn.gate_tables import (
     unit_half_lives_table,
     write_probe_gates,
 )
-from gatedrnn.gates import GATE_NAMES, ProbeGates, load_gates
-from gatedrnn.model import CharModel
 
 torch.set_num_threads(1)
 
@@ -89,7 +90,7 @@ def save_model(tmp_path, cell, seed=0, regime="default", width_token="w5", forge
     torch.manual_seed(seed)
     model = CharModel(V, cell, H, E)
     if forget_bias is not None:
-        from gatedrnn.model import set_forget_bias
+        from gatedrnn.core.model import set_forget_bias
 
         set_forget_bias(model, forget_bias)
     directory = tmp_path / "results/models" / regime / f"{cell}_{width_token}_s{seed}"
@@ -150,7 +151,7 @@ def test_write_probe_gates_saves_gates_and_checks_them(tmp_path, cell):
 
 
 def test_write_probe_gates_refuses_a_model_whose_states_do_not_match(tmp_path, monkeypatch):
-    import gatedrnn.gate_tables as gt
+    import gatedrnn.tables.gates as gt
 
     directory = save_model(tmp_path, "gru")
     real = gt.manual_step_check
@@ -254,7 +255,7 @@ def test_unit_half_lives_of_lstm_f_and_gru_z():
 
 
 def test_load_probe_gates_reads_names(tmp_path):
-    from gatedrnn.gates import save_gates
+    from gatedrnn.analysis.gates import save_gates
 
     rng = np.random.default_rng(2)
     path = tmp_path / "results/gates/default/lstm_w5_s3.npz"
@@ -264,7 +265,7 @@ def test_load_probe_gates_reads_names(tmp_path):
 
 
 def test_perturbation_tables_on_tiny_models(tmp_path):
-    from gatedrnn.train import load_model
+    from gatedrnn.train.loop import load_model
 
     lstm = [load_model(save_model(tmp_path, "lstm", seed)) for seed in (0, 1)]
     others = [load_model(save_model(tmp_path, cell)) for cell in ("gru", "rnn")]
@@ -288,7 +289,7 @@ def test_perturbation_tables_on_tiny_models(tmp_path):
 
 
 def test_forget_bias_sweep_table(tmp_path):
-    from gatedrnn.train import load_model
+    from gatedrnn.train.loop import load_model
 
     models = [
         load_model(save_model(tmp_path, "lstm", seed, regime, forget_bias=bias))

@@ -6,14 +6,14 @@ import numpy as np
 import pytest
 import torch
 
-from gatedrnn.gates import (
-    GATE_NAMES,
+from gatedrnn.analysis.gates import (
     extract_gates,
     load_gates,
     manual_step_check,
     save_gates,
 )
-from gatedrnn.model import CharModel
+from gatedrnn.core.conventions import GATE_NAMES
+from gatedrnn.core.model import CharModel
 
 torch.set_num_threads(1)
 
@@ -127,7 +127,7 @@ def test_manual_step_check_sees_a_wrong_weight():
     reads and the difference becomes large."""
     model, tokens = make("lstm")
     good = manual_step_check(model, tokens)["max_abs_diff"]
-    from gatedrnn import gates as gates_module
+    from gatedrnn.analysis import gates as gates_module
 
     original = gates_module._layer_weights
 

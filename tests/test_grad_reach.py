@@ -7,7 +7,7 @@ import pytest
 import torch
 from torch import nn
 
-from gatedrnn.reach import (
+from gatedrnn.analysis.reach import (
     REACH_MODELS,
     char_model_gradient_reach,
     grad_reach_init,
@@ -135,7 +135,7 @@ def test_gradient_reach_output_step_and_tuple_outputs():
 
 
 def test_char_model_gradient_reach():
-    from gatedrnn.model import CharModel
+    from gatedrnn.core.model import CharModel
 
     torch.manual_seed(0)
     model = CharModel(vocab_size=11, cell="lstm", hidden=8, embed_dim=4)
@@ -153,7 +153,7 @@ def test_char_model_gradient_reach():
 
 
 def test_grad_reach_figure_is_byte_stable(b1, tmp_path):
-    from gatedrnn.plots import plot_grad_reach_init
+    from gatedrnn.report.study import plot_grad_reach_init
 
     paths = [tmp_path / "a.png", tmp_path / "b.png"]
     for path in paths:

@@ -3,8 +3,8 @@
 import pytest
 import torch
 
-from gatedrnn.model import CELLS, CharModel, count_parameters, model_parameters, set_forget_bias
-from gatedrnn.widths import matched_width, resolve_width
+from gatedrnn.core.model import CELLS, CharModel, count_parameters, model_parameters, set_forget_bias
+from gatedrnn.core.widths import matched_width, resolve_width
 
 
 @pytest.mark.parametrize("cell", CELLS)

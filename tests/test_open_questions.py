@@ -15,9 +15,10 @@ import yaml
 from conftest import DEFAULT_CONFIG, run_snakemake
 from torch import nn
 
-from gatedrnn.cells import GRUVariant, gru_layer, gru_layer_scan, pinned_reset_logits, windows_loss
-from gatedrnn.model import CharModel, count_parameters, model_parameters
-from gatedrnn.open_questions import (
+from gatedrnn.core.cells import GRUVariant, gru_layer, gru_layer_scan, pinned_reset_logits, windows_loss
+from gatedrnn.core.model import CharModel, count_parameters, model_parameters
+from gatedrnn.io.synthetic import COPY_KEYS, copy_task, copy_task_loss_bounds, recall_positions
+from gatedrnn.questions.answers import (
     cho_vs_pytorch_table,
     copy_recall,
     longer_training_table,
@@ -27,7 +28,6 @@ from gatedrnn.open_questions import (
     split_by_width_table,
     trained_noreset_row,
 )
-from gatedrnn.synthetic import COPY_KEYS, copy_task, copy_task_loss_bounds, recall_positions
 
 # ------------------------------------------------------------ numpy references
 
@@ -411,7 +411,7 @@ def test_cho_table_and_report_sentences():
 
 
 def test_longer_training_reads_the_base_step_from_each_history():
-    from gatedrnn.gates import ProbeGates
+    from gatedrnn.analysis.gates import ProbeGates
 
     rng = np.random.default_rng(0)
     gates = {k: rng.uniform(0.2, 0.8, (2, 6, 3)) for k in "ifgo"}

@@ -13,9 +13,17 @@ import pytest
 import yaml
 from conftest import DEFAULT_CONFIG, REPO, SMOKE_CONFIG, run_snakemake
 
-from gatedrnn.claims import Claim, ClaimError, build_ledger, describe_regimes, load_claims, parse_claims
-from gatedrnn.gates import ProbeGates
-from gatedrnn.regime_sweep import COLUMNS, model_stats, published_marks, regime_sensitivity_table
+from gatedrnn.analysis.gates import ProbeGates
+from gatedrnn.claims.ledger import (
+    Claim,
+    ClaimError,
+    build_ledger,
+    describe_regimes,
+    load_claims,
+    parse_claims,
+)
+from gatedrnn.report.regimes import published_marks
+from gatedrnn.tables.regime_sweep import COLUMNS, model_stats, regime_sensitivity_table
 
 REGIME_TABLE = "results/tables/regime_sensitivity.csv"
 # regime names of sweep points hold the learning rate: sgd_lr0.3_steps800

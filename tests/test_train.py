@@ -5,9 +5,9 @@ import math
 import pytest
 import torch
 
-from gatedrnn.data import Vocabulary, split_train_val
-from gatedrnn.synthetic import synthetic_prose
-from gatedrnn.train import (
+from gatedrnn.core.data import Vocabulary, split_train_val
+from gatedrnn.io.synthetic import synthetic_prose
+from gatedrnn.train.loop import (
     TrainConfig,
     TrainingDiverged,
     list_checkpoints,
@@ -110,9 +110,9 @@ def test_bad_config_values():
 
 RESUME_SCRIPT = """
 import hashlib, io, shutil, sys, torch
-from gatedrnn.data import Vocabulary, split_train_val
-from gatedrnn.synthetic import synthetic_prose
-from gatedrnn.train import TrainConfig, train_model
+from gatedrnn.core.data import Vocabulary, split_train_val
+from gatedrnn.io.synthetic import synthetic_prose
+from gatedrnn.train.loop import TrainConfig, train_model
 torch.set_num_threads(1)  # train.threads: 2 threads are not bit-reproducible here
 phase, ckpt = sys.argv[1], sys.argv[2]
 text = synthetic_prose(200_000, seed=0)

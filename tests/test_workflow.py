@@ -10,8 +10,8 @@ import pytest
 import yaml
 from conftest import DEFAULT_CONFIG, SMOKE_CONFIG, run_snakemake
 
-from gatedrnn.data import Vocabulary
-from gatedrnn.widths import matched_width
+from gatedrnn.core.data import Vocabulary
+from gatedrnn.core.widths import matched_width
 
 # regime names of the regime sweep hold the learning rate: sgd_lr0.3_steps800
 MODEL_OUTPUT = re.compile(r"results/models/([\w.-]+)/(\w+)/model\.pt")
@@ -153,7 +153,7 @@ def test_smoke_run_is_complete_and_idempotent(smoke_run):
 
 
 def test_trained_weights_load_with_weights_only(smoke_run):
-    from gatedrnn.train import load_model
+    from gatedrnn.train.loop import load_model
 
     model, summary = load_model(smoke_run / "results/models/default/lstm_w24_s0")
     assert model.hidden == summary["width"] == 24

@@ -11,7 +11,7 @@ Subcommands (``--help`` on each lists its flags; all take ``--threads``,
 ``--device auto|cpu|cuda`` where they train, and ``--steps``/``--rounds``):
 
 ``train-step``
-    tokens/s of :func:`gatedrnn.train.train_model` itself (the marginal cost
+    tokens/s of :func:`gatedrnn.train.loop.train_model` itself (the marginal cost
     of a step: a run of 1 + n steps minus a run of 1 step, both with the
     same two evaluations, so sampling, ``loss.item()`` and the divergence
     check are in), of a bare PyTorch loop (same module and optimizer, one
@@ -22,7 +22,7 @@ Subcommands (``--help`` on each lists its flags; all take ``--threads``,
     checkpoint cadence) spent outside the training step, measured and
     projected to a full job.
 ``eval``
-    :func:`gatedrnn.train.evaluate` on the validation windows against a bare
+    :func:`gatedrnn.train.loop.evaluate` on the validation windows against a bare
     ``no_grad`` and an ``inference_mode`` forward, and what validation costs a job.
 ``dag``
     ``snakemake -n --nolock`` on the full default DAG against ``snakemake --version``.
@@ -67,10 +67,17 @@ from unittest import mock
 import torch
 from torch import nn
 
-from . import train as train_mod
-from .data import sample_windows, validation_windows
-from .model import GATE_BLOCKS, CharModel, count_parameters
-from .train import TrainConfig, build_model, make_optimizer, pick_device, set_determinism, train_model
+from gatedrnn.core.data import sample_windows, validation_windows
+from gatedrnn.core.model import GATE_BLOCKS, CharModel, count_parameters
+from gatedrnn.train import loop as train_mod
+from gatedrnn.train.loop import (
+    TrainConfig,
+    build_model,
+    make_optimizer,
+    pick_device,
+    set_determinism,
+    train_model,
+)
 
 VOCAB = 84  # distinct characters of the default corpus
 GRID = (("lstm", 325), ("gru", 381), ("gru", 325), ("rnn", 686))
@@ -83,7 +90,7 @@ MALLOC_ENV = {
     "MALLOC_TOP_PAD_": str(1 << 28),
 }
 # Process settings of the `threads` subcommand: environment variables, or (retain)
-# gatedrnn.train.retain_freed_memory() called in the process (the train job does not).
+# gatedrnn.train.loop.retain_freed_memory() called in the process (the train job does not).
 ENV_VARIANTS = {"-": {}, "malloc": MALLOC_ENV, "omp-passive": {"OMP_WAIT_POLICY": "PASSIVE"}, "retain": {}}
 
 
@@ -402,7 +409,7 @@ def cmd_train_step(args) -> None:
         )
     print()
     print(
-        f"train_model = marginal cost of a step of gatedrnn.train.train_model ((1+{n})-step run minus "
+        f"train_model = marginal cost of a step of gatedrnn.train.loop.train_model ((1+{n})-step run minus "
         f"1-step run); bare = the same module/optimizer, fixed batch; f+b = forward + loss + backward. "
         f"{n} steps per timing."
     )
@@ -492,12 +499,12 @@ def instrumented_run(cell, hidden, cfg, checkpoint_every, device, train_ids, val
 def job_setup_seconds() -> tuple[float | None, float | None]:
     """Import time of the train rule's modules (fresh interpreter) and corpus read + encode
     of data/corpus.txt when it exists: what a job spends before train_model."""
-    code = "import time; t=time.perf_counter(); import gatedrnn.pipeline; print(time.perf_counter()-t)"
+    code = "import time; t=time.perf_counter(); import gatedrnn.train.pipeline; print(time.perf_counter()-t)"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     imports = float(proc.stdout.strip()) if proc.returncode == 0 else None
     corpus = None
     if Path("data/corpus.txt").exists() and Path("data/corpus.json").exists():
-        from .pipeline import corpus_splits
+        from gatedrnn.io.corpus import corpus_splits
 
         t = time.perf_counter()
         corpus_splits("data/corpus.txt", "data/corpus.json", 0.9)
@@ -612,7 +619,7 @@ def cmd_eval(args) -> None:
             f"{t['evaluate'] / t['train step']:>9.2f} {100 * share:>8.2f}%"
         )
     print(
-        "tokens/s: evaluate() (gatedrnn.train), bare no_grad forward, bare inference_mode forward; "
+        "tokens/s: evaluate() (gatedrnn.train.loop), bare no_grad forward, bare inference_mode forward; "
         "evaluate/bare: wall and CPU-time ratios to no_grad; eval/step: one evaluation in training "
         f"steps ({'CPU' if device.type == 'cpu' else 'wall'} time); job share: {evals_job} evaluations "
         f"against {cfg.steps} steps."
@@ -1110,7 +1117,7 @@ def main(argv: list[str] | None = None) -> None:
         p.add_argument(
             "--retain",
             action="store_true",
-            help="call gatedrnn.train.retain_freed_memory() first (the train job does not)",
+            help="call gatedrnn.train.loop.retain_freed_memory() first (the train job does not)",
         )
 
     p = sub.add_parser("train-step", help="tokens/s of the training step, bare loop, non-training share")

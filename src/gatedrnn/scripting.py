@@ -12,8 +12,8 @@ from pathlib import Path
 
 import torch
 
-from .corpus import CorpusError
-from .train import TrainingDiverged
+from gatedrnn.io.corpus import CorpusError
+from gatedrnn.train.loop import TrainingDiverged
 
 # Errors whose message already says what is wrong and how to fix it.
 EXPECTED_ERRORS = (CorpusError, TrainingDiverged, ValueError, FileNotFoundError, PermissionError, OSError)

@@ -18,7 +18,7 @@ from pathlib import Path
 import yaml
 from conftest import SMOKE_CONFIG, snakemake_cmd
 
-from gatedrnn.train import list_checkpoints
+from gatedrnn.train.loop import list_checkpoints
 
 # Keys of summary.json that record how a run went rather than what it made.
 VOLATILE_SUMMARY_KEYS = ("wall_seconds", "resumed_from_step")

@@ -1,6 +1,6 @@
 # Closed-form tables (A1-A5) and gradient reach at initialisation (B1).
 # No rule here needs the corpus or a trained model; the protocols' parameters are
-# the defaults of gatedrnn.closed_form and gatedrnn.reach.
+# the defaults of gatedrnn.analysis.closed_form and gatedrnn.analysis.reach.
 
 CLOSED_FORM_TARGETS = [
     "results/tables/highway.csv",

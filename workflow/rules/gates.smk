@@ -1,7 +1,7 @@
 # Gate extraction and every gate analysis of the study: C1-C5, D1, D2, D5, D6,
 # E1 and the forget-bias sweep E3. Statistics are per seed (a `seed` column);
-# the study's one model is seed 0. Protocols: gatedrnn.analysis and
-# gatedrnn.gate_tables.
+# the study's one model is seed 0. Protocols: gatedrnn.analysis.stats and
+# gatedrnn.tables.gates.
 
 GATE_TARGETS = [
     "results/tables/manual_step_check.csv",

@@ -1,5 +1,5 @@
 # Beyond the study (section G): the questions it left open, one table each
-# (gatedrnn.open_questions). Every answer has a switch under `open_questions`;
+# (gatedrnn.questions.answers). Every answer has a switch under `open_questions`;
 # switched off, neither its table nor the models only it needs are part of
 # `rule all`. Models go through the one `train` rule: new cells (gru_noreset,
 # cho_gru), other widths, and regimes (steps_x4, two_layers, long_memory...).
@@ -127,7 +127,7 @@ rule cho_vs_pytorch_gru:
 
 
 rule long_memory_corpus:
-    """The copy task (gatedrnn.synthetic.copy_task): a key repeated `distance` later."""
+    """The copy task (gatedrnn.io.synthetic.copy_task): a key repeated `distance` later."""
     output:
         text=DATASETS["long_memory"]["corpus"],
         provenance=DATASETS["long_memory"]["provenance"],

@@ -1,7 +1,7 @@
 # Which training regime the study's trained-gate findings depend on: the reference
 # LSTM and the budget-matched GRU trained at every point of `regime_sweep` (each
 # point is a regime, trained by the one `train` rule), reduced to one row per
-# (cell, regime) by gatedrnn.regime_sweep; the claims ledger re-judges every claim
+# (cell, regime) by gatedrnn.tables.regime_sweep; the claims ledger re-judges every claim
 # that has an `across_regimes` view against this table.
 
 REGIME_SWEEP_TARGETS = (

@@ -1,9 +1,9 @@
-"""Rule cho_vs_pytorch_gru (gatedrnn.open_questions.cho_vs_pytorch_table)."""
+"""Rule cho_vs_pytorch_gru (gatedrnn.questions.answers.cho_vs_pytorch_table)."""
 
 import json
 from pathlib import Path
 
-from gatedrnn.open_questions import cho_vs_pytorch_table
+from gatedrnn.questions.answers import cho_vs_pytorch_table
 from gatedrnn.scripting import run_logged
 
 

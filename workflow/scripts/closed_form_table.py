@@ -1,11 +1,11 @@
-"""Rules *_table of closed_form.smk (gatedrnn.closed_form): one closed-form table, A1-A5.
+"""Rules *_table of closed_form.smk (gatedrnn.analysis.closed_form): one closed-form table, A1-A5.
 
 ``params.table`` names the table; each named output gets one CSV at full float64
 precision (A5 has two: ``table``, the example, and ``check``, the numerical
 check of the agreement condition).
 """
 
-from gatedrnn import closed_form
+from gatedrnn.analysis import closed_form
 from gatedrnn.scripting import run_logged
 
 TABLES = {

@@ -1,6 +1,6 @@
-"""Rule corpus: fetch, verify and assemble the corpus (gatedrnn.corpus)."""
+"""Rule corpus: fetch, verify and assemble the corpus (gatedrnn.io.corpus)."""
 
-from gatedrnn.corpus import CorpusSpec, write_corpus
+from gatedrnn.io.corpus import CorpusSpec, write_corpus
 from gatedrnn.scripting import run_logged
 
 

@@ -1,8 +1,8 @@
-"""Figure rules of gates.smk (gatedrnn.gate_plots), each drawn from its tables alone."""
+"""Figure rules of gates.smk (gatedrnn.report.gates), each drawn from its tables alone."""
 
 import pandas as pd
 
-from gatedrnn import gate_plots
+from gatedrnn.report import gates as gate_plots
 from gatedrnn.scripting import run_logged
 
 FIGURES = {

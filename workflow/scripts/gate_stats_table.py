@@ -1,10 +1,10 @@
-"""Rules of gates.smk that read saved probe gates (gatedrnn.gate_tables): C2, C3, C5, D1, D2, D5.
+"""Rules of gates.smk that read saved probe gates (gatedrnn.tables.gates): C2, C3, C5, D1, D2, D5.
 
 ``params.table`` names the table; every named output gets one CSV at full precision.
 """
 
-from gatedrnn import gate_tables
 from gatedrnn.scripting import run_logged
+from gatedrnn.tables import gates as gate_tables
 
 
 def unit_half_lives(probes):

@@ -1,8 +1,8 @@
-"""Rule grad_reach_init_figure (gatedrnn.plots.plot_grad_reach_init)."""
+"""Rule grad_reach_init_figure (gatedrnn.report.study.plot_grad_reach_init)."""
 
 import pandas as pd
 
-from gatedrnn.plots import plot_grad_reach_init
+from gatedrnn.report.study import plot_grad_reach_init
 from gatedrnn.scripting import run_logged
 
 

@@ -1,6 +1,6 @@
-"""Rule grad_reach_init_table (gatedrnn.reach.grad_reach_init): B1, all 100 steps."""
+"""Rule grad_reach_init_table (gatedrnn.analysis.reach.grad_reach_init): B1, all 100 steps."""
 
-from gatedrnn.reach import grad_reach_init
+from gatedrnn.analysis.reach import grad_reach_init
 from gatedrnn.scripting import run_logged
 
 

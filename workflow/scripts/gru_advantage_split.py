@@ -1,9 +1,9 @@
-"""Rule gru_advantage_split (gatedrnn.tables.advantage_split_table)."""
+"""Rule gru_advantage_split (gatedrnn.tables.study.advantage_split_table)."""
 
 import pandas as pd
 
 from gatedrnn.scripting import run_logged
-from gatedrnn.tables import advantage_split_table
+from gatedrnn.tables.study import advantage_split_table
 
 
 def main(log):

@@ -1,9 +1,9 @@
-"""Rule gru_vs_lstm (gatedrnn.tables.gru_vs_lstm_table)."""
+"""Rule gru_vs_lstm (gatedrnn.tables.study.gru_vs_lstm_table)."""
 
 import json
 
 from gatedrnn.scripting import run_logged
-from gatedrnn.tables import gru_vs_lstm_table
+from gatedrnn.tables.study import gru_vs_lstm_table
 
 
 def main(log):

@@ -1,8 +1,8 @@
-"""Rule highway_figure (gatedrnn.plots.plot_highway): A1 and A2 on a log scale."""
+"""Rule highway_figure (gatedrnn.report.study.plot_highway): A1 and A2 on a log scale."""
 
 import pandas as pd
 
-from gatedrnn.plots import plot_highway
+from gatedrnn.report.study import plot_highway
 from gatedrnn.scripting import run_logged
 
 

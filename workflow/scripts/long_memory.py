@@ -1,15 +1,15 @@
-"""Rule long_memory (gatedrnn.open_questions.long_memory_table)."""
+"""Rule long_memory (gatedrnn.questions.answers.long_memory_table)."""
 
 import json
 from pathlib import Path
 
 import torch
 
-from gatedrnn.data import fixed_windows
-from gatedrnn.open_questions import long_memory_table
-from gatedrnn.pipeline import corpus_splits
+from gatedrnn.core.data import fixed_windows
+from gatedrnn.io.corpus import corpus_splits
+from gatedrnn.questions.answers import long_memory_table
 from gatedrnn.scripting import run_logged
-from gatedrnn.train import load_model
+from gatedrnn.train.loop import load_model
 
 
 def main(log):

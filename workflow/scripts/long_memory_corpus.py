@@ -1,6 +1,6 @@
-"""Rule long_memory_corpus (gatedrnn.open_questions.write_copy_task_corpus)."""
+"""Rule long_memory_corpus (gatedrnn.questions.answers.write_copy_task_corpus)."""
 
-from gatedrnn.open_questions import write_copy_task_corpus
+from gatedrnn.questions.answers import write_copy_task_corpus
 from gatedrnn.scripting import run_logged
 
 

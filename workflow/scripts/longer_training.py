@@ -1,12 +1,12 @@
-"""Rule longer_training (gatedrnn.open_questions.longer_training_table and _curves)."""
+"""Rule longer_training (gatedrnn.questions.answers.longer_training_table and _curves)."""
 
 import json
 from pathlib import Path
 
 import pandas as pd
 
-from gatedrnn.gates import load_gates
-from gatedrnn.open_questions import longer_training_curves, longer_training_table
+from gatedrnn.analysis.gates import load_gates
+from gatedrnn.questions.answers import longer_training_curves, longer_training_table
 from gatedrnn.scripting import run_logged
 
 

@@ -1,9 +1,9 @@
-"""Rule manual_step_check (gatedrnn.gate_tables.manual_step_check_table): C1."""
+"""Rule manual_step_check (gatedrnn.tables.gates.manual_step_check_table): C1."""
 
 import json
 
-from gatedrnn.gate_tables import manual_step_check_table
 from gatedrnn.scripting import run_logged
+from gatedrnn.tables.gates import manual_step_check_table
 
 
 def main(log):

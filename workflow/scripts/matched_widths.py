@@ -1,9 +1,9 @@
-"""Rule matched_widths (gatedrnn.tables.matched_widths_table)."""
+"""Rule matched_widths (gatedrnn.tables.study.matched_widths_table)."""
 
 import json
 
 from gatedrnn.scripting import run_logged
-from gatedrnn.tables import matched_widths_table
+from gatedrnn.tables.study import matched_widths_table
 
 
 def main(log):

@@ -1,8 +1,8 @@
-"""Figures of the open questions (gatedrnn.open_question_plots); ``params.figure`` names one."""
+"""Figures of the open questions (gatedrnn.report.questions); ``params.figure`` names one."""
 
 import pandas as pd
 
-from gatedrnn import open_question_plots
+from gatedrnn.report import questions as open_question_plots
 from gatedrnn.scripting import run_logged
 
 FIGURES = {

@@ -1,10 +1,10 @@
-"""Rule open_questions_report (gatedrnn.open_questions.open_questions_report)."""
+"""Rule open_questions_report (gatedrnn.questions.answers.open_questions_report)."""
 
 from pathlib import Path
 
 import pandas as pd
 
-from gatedrnn.open_questions import open_questions_report
+from gatedrnn.questions.answers import open_questions_report
 from gatedrnn.scripting import run_logged
 
 

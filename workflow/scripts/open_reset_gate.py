@@ -1,15 +1,15 @@
-"""Rule open_reset_gate (gatedrnn.open_questions.reset_gate_table)."""
+"""Rule open_reset_gate (gatedrnn.questions.answers.reset_gate_table)."""
 
 import json
 from pathlib import Path
 
 import torch
 
-from gatedrnn.data import validation_windows
-from gatedrnn.open_questions import pinned_reset_row, reset_gate_table
-from gatedrnn.pipeline import corpus_splits
+from gatedrnn.core.data import validation_windows
+from gatedrnn.io.corpus import corpus_splits
+from gatedrnn.questions.answers import pinned_reset_row, reset_gate_table
 from gatedrnn.scripting import run_logged
-from gatedrnn.train import load_model
+from gatedrnn.train.loop import load_model
 
 
 def read(paths):

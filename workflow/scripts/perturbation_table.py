@@ -1,12 +1,12 @@
-"""Rules of gates.smk that rerun trained models on the probe set (gatedrnn.gate_tables):
+"""Rules of gates.smk that rerun trained models on the probe set (gatedrnn.tables.gates):
 C4 (lstm_cell_decay), E1 (hidden_perturbation_decay), E3 (forget_bias_sweep)."""
 
 from pathlib import Path
 
 import torch
 
-from gatedrnn import gate_tables
 from gatedrnn.scripting import run_logged
+from gatedrnn.tables import gates as gate_tables
 
 TABLES = {
     "lstm_cell_decay": gate_tables.cell_decay_table,

@@ -1,12 +1,12 @@
 """Rule gates: one trained model's gates on the probe set, and its manual step check
-(gatedrnn.gate_tables.write_probe_gates)."""
+(gatedrnn.tables.gates.write_probe_gates)."""
 
 from pathlib import Path
 
 import torch
 
-from gatedrnn.gate_tables import probe_set, write_probe_gates
 from gatedrnn.scripting import run_logged
+from gatedrnn.tables.gates import probe_set, write_probe_gates
 
 
 def main(log):

@@ -1,13 +1,13 @@
-"""Rule regime_sensitivity (gatedrnn.regime_sweep): one row per (cell, regime) of the sweep."""
+"""Rule regime_sensitivity (gatedrnn.tables.regime_sweep): one row per (cell, regime) of the sweep."""
 
 import json
 
 import pandas as pd
 
-from gatedrnn.gate_tables import parse_name
-from gatedrnn.gates import load_gates
-from gatedrnn.regime_sweep import regime_sensitivity_table
+from gatedrnn.analysis.gates import load_gates
 from gatedrnn.scripting import run_logged
+from gatedrnn.tables.gates import parse_name
+from gatedrnn.tables.regime_sweep import regime_sensitivity_table
 
 
 def main(log):

@@ -1,9 +1,9 @@
-"""Rule regime_sensitivity_figure (gatedrnn.regime_sweep.plot_regime_sensitivity)."""
+"""Rule regime_sensitivity_figure (gatedrnn.report.regimes.plot_regime_sensitivity)."""
 
 import pandas as pd
 
-from gatedrnn.claims import load_claims
-from gatedrnn.regime_sweep import plot_regime_sensitivity, published_marks
+from gatedrnn.claims.ledger import load_claims
+from gatedrnn.report.regimes import plot_regime_sensitivity, published_marks
 from gatedrnn.scripting import run_logged
 
 

@@ -1,9 +1,9 @@
-"""Rule split_by_width (gatedrnn.open_questions.split_by_width_table)."""
+"""Rule split_by_width (gatedrnn.questions.answers.split_by_width_table)."""
 
 import json
 from pathlib import Path
 
-from gatedrnn.open_questions import split_by_width_table
+from gatedrnn.questions.answers import split_by_width_table
 from gatedrnn.scripting import run_logged
 
 

@@ -1,10 +1,10 @@
-"""Rule train: one (cell, width, seed) model (gatedrnn.train.train_model)."""
+"""Rule train: one (cell, width, seed) model (gatedrnn.train.loop.train_model)."""
 
 import os
 
-from gatedrnn.pipeline import train_one
 from gatedrnn.scripting import run_logged
-from gatedrnn.train import pick_device
+from gatedrnn.train.loop import pick_device
+from gatedrnn.train.pipeline import train_one
 
 
 def main(log):

@@ -1,9 +1,9 @@
-"""Rule two_layers (gatedrnn.open_questions.two_layers_tables)."""
+"""Rule two_layers (gatedrnn.questions.answers.two_layers_tables)."""
 
 import json
 from pathlib import Path
 
-from gatedrnn.open_questions import two_layers_tables
+from gatedrnn.questions.answers import two_layers_tables
 from gatedrnn.scripting import run_logged
 
 

@@ -1,11 +1,11 @@
-"""Rule val_loss_curves (gatedrnn.tables.val_loss_curves_table)."""
+"""Rule val_loss_curves (gatedrnn.tables.study.val_loss_curves_table)."""
 
 import json
 
 import pandas as pd
 
 from gatedrnn.scripting import run_logged
-from gatedrnn.tables import val_loss_curves_table
+from gatedrnn.tables.study import val_loss_curves_table
 
 
 def main(log):

@@ -1,8 +1,8 @@
-"""Rule val_loss_curves_figure (gatedrnn.plots.plot_val_loss_curves)."""
+"""Rule val_loss_curves_figure (gatedrnn.report.study.plot_val_loss_curves)."""
 
 import pandas as pd
 
-from gatedrnn.plots import plot_val_loss_curves
+from gatedrnn.report.study import plot_val_loss_curves
 from gatedrnn.scripting import run_logged
 
 

@@ -1,28 +1,12 @@
-"""Figures, one function per figure; each takes the table(s) it draws and a path.
-
-Every figure is drawn from the CSV tables alone (never from recomputation),
-with the Agg backend, and saved without a software/date stamp so that the
-PNG bytes depend only on the data.
-"""
+"""Figures of the study's own experiments (B1, A1-A2, E2), one function per figure;
+each takes the table(s) it draws and a path (style: :mod:`gatedrnn.report.style`)."""
 
 from __future__ import annotations
 
-import matplotlib
+import numpy as np
+import pandas as pd
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-
-PNG_METADATA = {"Software": None}
-DPI = 150
-
-
-def save_figure(fig, path) -> None:
-    """Save ``fig`` to ``path`` as a PNG with stable bytes, then close it."""
-    fig.savefig(path, dpi=DPI, metadata=PNG_METADATA)
-    plt.close(fig)
+from gatedrnn.report.style import plt, save_figure
 
 
 def plot_grad_reach_init(table: pd.DataFrame, path) -> None:

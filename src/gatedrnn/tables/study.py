@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .model import model_parameters
-from .widths import REFERENCE_CELL, WIDTH_TOKEN, resolve_width
+from gatedrnn.core.conventions import WIDTH_TOKEN
+from gatedrnn.core.model import model_parameters
+from gatedrnn.core.widths import REFERENCE_CELL, resolve_width
 
 
 def matched_widths_table(

@@ -1,6 +1,6 @@
 """From files to a trained model and back: what the ``train`` rule does.
 
-Kept apart from :mod:`gatedrnn.train` (the loop) so that the loop stays free of
+Kept apart from :mod:`gatedrnn.train.loop` (the loop) so that the loop stays free of
 file formats, and the rule script stays a single call.
 """
 
@@ -16,23 +16,10 @@ from pathlib import Path
 import pandas as pd
 import torch
 
-from .corpus import atomic_write_bytes
-from .data import Vocabulary, split_train_val
-from .train import TrainConfig, atomic_torch_save, config_hash, summarise, train_model
-from .widths import resolve_width
-
-
-def load_corpus(corpus_path, provenance_path) -> tuple[str, dict, Vocabulary]:
-    text = Path(corpus_path).read_text(encoding="utf-8")
-    provenance = json.loads(Path(provenance_path).read_text())
-    return text, provenance, Vocabulary.from_text(text)
-
-
-def corpus_splits(corpus_path, provenance_path, train_fraction: float):
-    """(vocabulary, train ids, validation ids, provenance) of the workflow's corpus."""
-    text, provenance, vocab = load_corpus(corpus_path, provenance_path)
-    train_ids, val_ids = split_train_val(vocab.encode(text), train_fraction)
-    return vocab, train_ids, val_ids, provenance
+from gatedrnn.core.widths import resolve_width
+from gatedrnn.io.corpus import corpus_splits
+from gatedrnn.io.files import atomic_torch_save, atomic_write_bytes
+from gatedrnn.train.loop import TrainConfig, config_hash, summarise, train_model
 
 
 def train_one(

@@ -10,7 +10,7 @@ layer 0 the input side ``W_ih x_t`` is computed once per vocabulary entry and
 gathered, since x_t is an embedding row.) The module runs with TF32 disabled, so
 on a GPU too the recomputation matches it to float32 rounding.
 
-Conventions (PyTorch's, as in :mod:`gatedrnn.model`):
+Conventions (PyTorch's, as in :mod:`gatedrnn.core.model`):
 
 - LSTM rows chunked (i, f, g, o): ``i, f, o = sigmoid(.)``, ``g = tanh(.)``,
   ``c_t = f c_{t-1} + i g``, ``h_t = o tanh(c_t)``.
@@ -38,10 +38,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from .model import CharModel
-
-GATE_NAMES = {"lstm": ("i", "f", "g", "o"), "gru": ("r", "z", "n"), "rnn": ()}
-STATE_NAMES = {"lstm": ("c", "h"), "gru": ("h",), "rnn": ("h",)}
+from gatedrnn.core.model import CharModel
 
 
 @contextmanager

@@ -1,6 +1,6 @@
 """Figures of the gate analyses (C4, D6, E1, E3), drawn from their CSV tables alone.
 
-Same conventions as :mod:`gatedrnn.plots` (Agg backend, PNGs without a
+Same conventions as :mod:`gatedrnn.report.style` (Agg backend, PNGs without a
 software stamp). Seed 0, the study's one model, is drawn solid; other seeds
 thin and faint, where a figure shows them.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .plots import plt, save_figure
+from gatedrnn.report.style import plt, save_figure
 
 HEADLINE_SEED = 0
 

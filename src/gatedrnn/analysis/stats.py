@@ -1,7 +1,7 @@
 """Statistics of trained gates and of how long a recurrent state holds a change.
 
 Gate arrays are ``(batch, time, units)`` as returned by
-:func:`gatedrnn.gates.extract_gates` on the probe set (32 lines x 128 characters).
+:func:`gatedrnn.analysis.gates.extract_gates` on the probe set (32 lines x 128 characters).
 
 Choices fixed here (the README repeats them):
 
@@ -27,7 +27,7 @@ Choices fixed here (the README repeats them):
 - Half-life of a decay curve: the steps until it first falls to 0.5,
   interpolated linearly in log(curve) between the two bracketing steps; NaN if
   it never does within the curve.
-- Gradient reach (E3, as in B1): :func:`gatedrnn.reach.char_model_gradient_reach`
+- Gradient reach (E3, as in B1): :func:`gatedrnn.analysis.reach.char_model_gradient_reach`
   with ``output="hidden"``: d(sum over the batch and units of the last hidden
   state)/d(character embedding at step t), L2 norm over batch and embedding
   features, for every step of the window; summarised relative to the last step
@@ -42,9 +42,9 @@ import numpy as np
 import pandas as pd
 import torch
 
-from .gates import recompute_layer, run_layer
-from .model import CharModel
-from .reach import char_model_gradient_reach
+from gatedrnn.analysis.gates import recompute_layer, run_layer
+from gatedrnn.analysis.reach import char_model_gradient_reach
+from gatedrnn.core.model import CharModel
 
 PERCENTILES = (5, 25, 50, 75, 95)
 CHANGE_POSITION = 64
@@ -358,7 +358,7 @@ def trained_model_reach(
 ) -> dict:
     """E3, one trained model on the probe set: ``state_half_life`` (E1's measure)
     and the :func:`gradient_reach_summary` of the last hidden state's gradient
-    over the whole window (:func:`gatedrnn.reach.char_model_gradient_reach`)."""
+    over the whole window (:func:`gatedrnn.analysis.reach.char_model_gradient_reach`)."""
     model.eval()
     norms = char_model_gradient_reach(model, tokens, output="hidden")
     return {

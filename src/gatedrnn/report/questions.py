@@ -1,13 +1,12 @@
 """Figures of the open questions (section G), drawn from their CSV tables alone
-(Agg backend, stable PNG bytes: :func:`gatedrnn.plots.save_figure`)."""
+(Agg backend, stable PNG bytes: :func:`gatedrnn.report.style.save_figure`)."""
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from .plots import save_figure
+from gatedrnn.report.style import plt, save_figure
 
 
 def plot_split_by_width(table: pd.DataFrame, path) -> None:

@@ -9,17 +9,17 @@ Choices fixed here (config/README.md and the report repeat them):
 
 - Reset gate, pinned: the budget-matched GRU's FINAL weights (``model.pt``) are
   evaluated on the training protocol's fixed validation windows twice, as
-  trained and with ``r = 1`` (:func:`gatedrnn.cells.pinned_reset_logits`); no
+  trained and with ``r = 1`` (:func:`gatedrnn.core.cells.pinned_reset_logits`); no
   retraining. Reset gate, trained: ``gru_noreset`` (``r`` fixed at 1, no reset
   weights) against ``gru`` at the same width token, best validation loss.
-- Split by width: the D4 split (:func:`gatedrnn.tables.advantage_split_table`)
+- Split by width: the D4 split (:func:`gatedrnn.tables.study.advantage_split_table`)
   repeated with the LSTM at other reference widths R: LSTM wR - GRU wR
   ("structure"), GRU wR - GRU budgetR ("width"), on medians over seeds.
 - Longer training: the same models and seeds trained for more steps (a regime
   that overrides ``steps`` only); with the same seed the first ``train.steps``
   steps of the long run are the default run, so the default model is the long
   run's state at ``train.steps``. Gates on the study's probe set.
-- Long memory: :func:`gatedrnn.synthetic.copy_task` text; "recall" positions
+- Long memory: :func:`gatedrnn.io.synthetic.copy_task` text; "recall" positions
   are those holding a key whose copy source lies ``distance`` characters back
   inside the same probe line; recall loss and accuracy are measured there.
 """
@@ -33,17 +33,15 @@ import numpy as np
 import pandas as pd
 import torch
 
-from .analysis import coupling_stats, gate_summary, unit_gate_summary
-from .cells import windows_loss
-from .corpus import atomic_write_bytes, sha256_bytes
-from .gates import extract_gates
-from .synthetic import COPY_KEYS, copy_task, copy_task_loss_bounds
-from .tables import advantage_split_table, gru_vs_lstm_table
-from .widths import WIDTH_TOKEN
+from gatedrnn.analysis.gates import extract_gates
+from gatedrnn.analysis.stats import coupling_stats, gate_summary, unit_gate_summary
+from gatedrnn.core.cells import windows_loss
+from gatedrnn.core.conventions import KEEP_GATE, KEEP_GATE_NAME, WIDTH_TOKEN
+from gatedrnn.io.files import atomic_write_bytes, sha256_bytes
+from gatedrnn.io.synthetic import COPY_KEYS, copy_task, copy_task_loss_bounds
+from gatedrnn.tables.study import advantage_split_table, gru_vs_lstm_table
 
 MEDIAN = "median"
-# The gate whose per-unit mean sets a unit's half-life: the fraction of the state kept.
-KEEP_GATE = {"lstm": "f", "gru": "z"}
 
 
 def _median_rows(rows: list[dict], group_keys: tuple[str, ...], value_keys: tuple[str, ...]) -> list[dict]:
@@ -210,7 +208,7 @@ def _keep_gate_stats(cell: str, gates: dict[str, np.ndarray], long_half_life: fl
     keep = gates[KEEP_GATE[cell]]
     units = unit_gate_summary(keep, long_half_life)
     row = {
-        "keep_gate": {"f": "forget", "z": "update"}[KEEP_GATE[cell]],
+        "keep_gate": KEEP_GATE_NAME[cell],
         "keep_gate_mean": gate_summary(keep)["mean"],
         "units": units["units"],
         "unit_mean_min": units["mean_min"],
@@ -255,7 +253,7 @@ def longer_training_table(entries, long_half_life: float = 10.0) -> pd.DataFrame
     """Where the gates go, and whether validation has turned, when training continues.
 
     ``entries``: ``(summary, history, gates)`` of every model and seed under every
-    regime compared (``gates`` a :class:`gatedrnn.gates.ProbeGates` on the probe
+    regime compared (``gates`` a :class:`gatedrnn.analysis.gates.ProbeGates` on the probe
     set). One row per entry, ordered by model, seed, steps. ``val_loss_at_base``
     is the validation loss at the fewest steps of the model's rows (the default
     protocol's end), read from each run's own history; ``rise_after_best`` =
@@ -330,8 +328,8 @@ def cho_vs_pytorch_table(summaries: list[dict], pytorch_models: dict[str, str]) 
 def write_copy_task_corpus(
     text_path, provenance_path, chars: int, distance: int, seed: int, keys: int, fillers: int
 ) -> dict:
-    """Write :func:`gatedrnn.synthetic.copy_task` text and a provenance record shaped
-    like :func:`gatedrnn.corpus.build_corpus`'s (``corpus_sha256``, ``vocab_size``, ...)."""
+    """Write :func:`gatedrnn.io.synthetic.copy_task` text and a provenance record shaped
+    like :func:`gatedrnn.io.corpus.build_corpus`'s (``corpus_sha256``, ``vocab_size``, ...)."""
     text = copy_task(chars, distance, seed, keys, fillers)
     encoded = text.encode("utf-8")
     provenance = {
@@ -356,7 +354,7 @@ def write_copy_task_corpus(
 
 def recall_mask(tokens: torch.Tensor, key_ids, distance: int) -> torch.Tensor:
     """(B, T) bool: positions holding a key whose copy source, ``distance`` back, is a
-    key inside the same line (:func:`gatedrnn.synthetic.recall_positions` per line)."""
+    key inside the same line (:func:`gatedrnn.io.synthetic.recall_positions` per line)."""
     is_key = torch.isin(tokens, torch.as_tensor(list(key_ids), dtype=tokens.dtype))
     mask = torch.zeros_like(is_key)
     mask[:, distance:] = is_key[:, distance:] & is_key[:, :-distance]
@@ -399,7 +397,7 @@ def long_memory_table(
 ) -> pd.DataFrame:
     """Do the gates learn to stay open when the task needs a memory of ``distance``?
 
-    ``models``: ``(model, summary)`` trained on :func:`gatedrnn.synthetic.copy_task`
+    ``models``: ``(model, summary)`` trained on :func:`gatedrnn.io.synthetic.copy_task`
     text; ``tokens``: probe lines of its validation split. Per model and seed:
     best validation loss beside the task's bounds (``loss_perfect``,
     ``loss_no_key_memory``), recall loss and accuracy (chance ``ln keys`` and

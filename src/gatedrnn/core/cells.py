@@ -229,7 +229,7 @@ class GRUVariant(nn.Module):
 
     Shaped like ``nn.GRU`` (``forward(x, h0) -> (out, h_n)`` with ``h_n`` of shape
     (layers, B, H); parameter names and (r, z, n) row order as ``nn.GRU``'s) so
-    that :class:`gatedrnn.model.CharModel` and everything reading ``model.rnn``
+    that :class:`gatedrnn.core.model.CharModel` and everything reading ``model.rnn``
     use it unchanged. ``placement="none"`` stores only the (z, n) blocks.
     """
 
@@ -288,7 +288,7 @@ def _gru_weights(rnn: nn.GRU, layer: int):
 
 
 def gru_logits(model, tokens: torch.Tensor, placement: str = "none") -> torch.Tensor:
-    """Logits (B, T, V) of a trained ``nn.GRU`` :class:`~gatedrnn.model.CharModel`
+    """Logits (B, T, V) of a trained ``nn.GRU`` :class:`~gatedrnn.core.model.CharModel`
     recomputed from its own weights with the reset at ``placement``, zero initial
     state: ``none`` pins ``r`` to 1 (the reset rows are ignored), ``before``
     moves it in front of the matrix, ``after`` is the model itself (a check)."""
@@ -311,7 +311,7 @@ def pinned_reset_logits(model, tokens: torch.Tensor) -> torch.Tensor:
 @torch.no_grad()
 def windows_loss(model, windows: torch.Tensor, placement: str | None = None) -> float:
     """Mean next-character cross-entropy (nats/char) over windows of ``seq_len + 1``
-    ids, as :func:`gatedrnn.train.sequence_loss`; ``placement`` (GRU models only)
+    ids, as :func:`gatedrnn.train.loop.sequence_loss`; ``placement`` (GRU models only)
     recomputes the logits with the reset there (:func:`gru_logits`)."""
     model.eval()
     inputs, targets = windows[:, :-1], windows[:, 1:]

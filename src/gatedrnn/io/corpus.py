@@ -17,10 +17,8 @@ climbs out with ``..``, or is a link or a device refuses the whole archive.
 from __future__ import annotations
 
 import fnmatch
-import hashlib
 import io
 import json
-import os
 import posixpath
 import subprocess
 import sys
@@ -31,7 +29,9 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from .synthetic import synthetic_prose
+from gatedrnn.core.data import Vocabulary, split_train_val
+from gatedrnn.io.files import atomic_write_bytes, sha256_bytes
+from gatedrnn.io.synthetic import synthetic_prose
 
 SOURCES = ("pypi", "url", "file", "synthetic")
 OFFLINE_HINT = (
@@ -60,10 +60,6 @@ class CorpusSpec:
     def from_config(cls, cfg: dict) -> CorpusSpec:
         known = {f for f in cls.__dataclass_fields__}
         return cls(**{k: v for k, v in cfg.items() if k in known and v is not None})
-
-
-def sha256_bytes(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 def verify_sha256(data: bytes, expected: str, what: str) -> str:
@@ -230,18 +226,6 @@ def _looks_like_tar(data: bytes) -> bool:
         return False
 
 
-def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    try:
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-
-
 def write_corpus(spec: CorpusSpec, text_path, provenance_path) -> dict:
     """Build the corpus and write both files; on any error neither file exists."""
     for p in (text_path, provenance_path):
@@ -250,3 +234,19 @@ def write_corpus(spec: CorpusSpec, text_path, provenance_path) -> dict:
     atomic_write_bytes(text_path, text.encode("utf-8"))
     atomic_write_bytes(provenance_path, (json.dumps(provenance, indent=2, sort_keys=True) + "\n").encode())
     return provenance
+
+
+# --- reading the corpus back ---------------------------------------------------
+
+
+def load_corpus(corpus_path, provenance_path) -> tuple[str, dict, Vocabulary]:
+    text = Path(corpus_path).read_text(encoding="utf-8")
+    provenance = json.loads(Path(provenance_path).read_text())
+    return text, provenance, Vocabulary.from_text(text)
+
+
+def corpus_splits(corpus_path, provenance_path, train_fraction: float):
+    """(vocabulary, train ids, validation ids, provenance) of the workflow's corpus."""
+    text, provenance, vocab = load_corpus(corpus_path, provenance_path)
+    train_ids, val_ids = split_train_val(vocab.encode(text), train_fraction)
+    return vocab, train_ids, val_ids, provenance

@@ -3,7 +3,7 @@
 Two kinds of input:
 
 - saved probe gates (``results/gates/<regime>/<model>_s<seed>.npz``, written by
-  :func:`write_probe_gates` with :func:`gatedrnn.gates.save_gates`) for the
+  :func:`write_probe_gates` with :func:`gatedrnn.analysis.gates.save_gates`) for the
   statistics of the gates themselves (C2, C3, C5, D1, D2, D5);
 - trained models (``results/models/<regime>/<model>_s<seed>/``) and the probe
   set for the measures that rerun a model on changed text or differentiate it
@@ -12,12 +12,12 @@ Two kinds of input:
 Every table has one row (or block of rows) per seed, with a ``model`` column
 (the model id, e.g. ``lstm_w325``) and a ``seed`` column; the study's one model
 corresponds to seed 0. Statistics and protocols are those of
-:mod:`gatedrnn.analysis` (percentile method, per-unit half-lives from the unit's
+:mod:`gatedrnn.analysis.stats` (percentile method, per-unit half-lives from the unit's
 mean gate, the one-character perturbation at position 64 followed for 32 steps).
 
 Choices fixed here (the README repeats them):
 
-- The probe set is :func:`gatedrnn.data.probe_windows` over the validation split
+- The probe set is :func:`gatedrnn.core.data.probe_windows` over the validation split
   (config ``probe.lines`` x ``probe.length``; the study's 32 x 128). The
   perturbation measures need ``probe.length >= CHANGE_POSITION + DECAY_STEPS + 1``
   (97); a shorter probe is an error, not a silently shorter curve.
@@ -44,14 +44,20 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import torch
 
-from .analysis import (
+from gatedrnn.analysis.gates import (
+    ProbeGates,
+    extract_gates,
+    load_gates,
+    manual_step_check,
+    save_gates,
+)
+from gatedrnn.analysis.stats import (
     CHANGE_POSITION,
     COUPLING_BINS,
     DECAY_STEPS,
@@ -67,10 +73,10 @@ from .analysis import (
     unit_gate_summary,
     unit_means,
 )
-from .data import probe_windows
-from .gates import GATE_NAMES, ProbeGates, extract_gates, load_gates, manual_step_check, save_gates
-from .pipeline import corpus_splits
-from .train import load_model
+from gatedrnn.core.conventions import GATE_NAMES, KEEP_GATE, MODEL_FILE
+from gatedrnn.core.data import probe_windows
+from gatedrnn.io.corpus import corpus_splits
+from gatedrnn.train.loop import load_model
 
 CHECK_TOLERANCE = 1e-5
 
@@ -84,8 +90,6 @@ CONVENTIONS = {
     "lstm": "PyTorch nn.LSTM: c' = f c + i g, h' = o tanh(c')",
     "gru": "PyTorch nn.GRU: h' = (1 - z) n + z h (z = fraction kept), reset after the matrix",
 }
-# The gate whose per-unit mean sets a unit's half-life (D5): the fraction of the state kept.
-KEEP_GATE = {"lstm": "f", "gru": "z"}
 
 MANUAL_CHECK_COLUMNS = [
     "model",
@@ -104,8 +108,6 @@ MANUAL_CHECK_COLUMNS = [
 ]
 GATE_TABLE_COLUMNS = ["model", "seed", "gate", "mean", "p5", "p25", "p50", "p75", "p95", "symbol", "values"]
 
-_NAME = re.compile(r"^(?P<model>[a-z][a-z_]*_(?:w|budget)\d+)_s(?P<seed>\d+)(\.npz)?$")
-
 
 # ------------------------------------------------------------------- inputs
 
@@ -114,7 +116,7 @@ def parse_name(path) -> tuple[str, str, int]:
     """``(regime, model id, seed)`` of a gates file or model directory,
     e.g. ``results/gates/default/lstm_w325_s0.npz`` -> ``("default", "lstm_w325", 0)``."""
     path = Path(path)
-    match = _NAME.match(path.name)
+    match = MODEL_FILE.match(path.name)
     if match is None:
         raise ValueError(f"{path} is not named <cell>_<width>_s<seed>")
     return path.parent.name, match["model"], int(match["seed"])
@@ -157,9 +159,9 @@ def write_probe_gates(
 ) -> dict:
     """Extract one model's gates on the probe set, save them, and check them (C1).
 
-    Writes ``gates_path`` (:func:`gatedrnn.gates.save_gates`, gates only: the
+    Writes ``gates_path`` (:func:`gatedrnn.analysis.gates.save_gates`, gates only: the
     cell's ``GATE_NAMES``; an RNN keeps just the probe tokens and text) and
-    ``check_path`` (JSON: the model's identity, :func:`gatedrnn.gates.manual_step_check`,
+    ``check_path`` (JSON: the model's identity, :func:`gatedrnn.analysis.gates.manual_step_check`,
     ``max_abs_final_cell`` (the largest |c_T|, LSTM only) and ``max_rel_diff``).
 
     ``max_rel_diff`` is the hidden-state difference (h is bounded by 1) and the
@@ -411,7 +413,7 @@ def forget_bias_sweep_table(models, forget_biases: dict[str, float | None], toke
 
     ``forget_biases`` maps a regime to its ``train.forget_bias`` (``None``: the
     default initialisation, see :func:`forget_bias_of`). Reach is
-    :func:`gatedrnn.analysis.trained_model_reach` on the probe set:
+    :func:`gatedrnn.analysis.stats.trained_model_reach` on the probe set:
     ``state_half_life`` (E1's measure) and the gradient of the last hidden state
     back over the whole probe line (``grad_*``). Rows sorted by forget bias, seed.
     """

@@ -6,7 +6,7 @@ width H -> Linear(H, V)``, PyTorch default initialisation, batch-first.
 Gate order follows PyTorch: ``nn.LSTM`` weight rows are chunked (i, f, g, o),
 ``nn.GRU`` rows (r, z, n) with ``h' = z * h + (1 - z) * n`` (z = fraction kept).
 
-Beyond the study (section G) two more cells, both :class:`gatedrnn.cells.GRUVariant`
+Beyond the study (section G) two more cells, both :class:`gatedrnn.core.cells.GRUVariant`
 with PyTorch's update convention: ``cho_gru``, the reset before the recurrent
 matrix (``tanh(W_in x + b_in + W_hn (r * h) + b_hn)``, same parameters as
 ``gru``), and ``gru_noreset``, the GRU with ``r`` fixed at 1 (two row blocks,
@@ -19,13 +19,13 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .cells import GRUVariant
+from gatedrnn.core.cells import GRUVariant
 
 CELLS = ("rnn", "gru", "lstm", "gru_noreset", "cho_gru")
 
 # Gate blocks per cell: how many H-row blocks each weight matrix stacks.
 GATE_BLOCKS = {"rnn": 1, "gru": 3, "lstm": 4, "gru_noreset": 2, "cho_gru": 3}
-# Where the GRU variants put the reset (gatedrnn.cells.PLACEMENTS).
+# Where the GRU variants put the reset (gatedrnn.core.cells.PLACEMENTS).
 VARIANT_PLACEMENT = {"cho_gru": "before", "gru_noreset": "none"}
 
 

@@ -33,8 +33,9 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from .data import sample_windows, validation_windows
-from .model import CharModel, count_parameters, set_forget_bias
+from gatedrnn.core.data import sample_windows, validation_windows
+from gatedrnn.core.model import CharModel, count_parameters, set_forget_bias
+from gatedrnn.io.files import atomic_torch_save
 
 CHECKPOINT_NAME = re.compile(r"^checkpoint_step(\d+)\.pt$")
 
@@ -165,27 +166,6 @@ def evaluate(model: CharModel, windows: torch.Tensor) -> float:
 
 
 # --- checkpoints -----------------------------------------------------------------
-
-
-def atomic_torch_save(obj, path: Path) -> None:
-    """Write to a temp file in the same directory, fsync, then rename over ``path``."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    try:
-        with open(tmp, "wb") as fh:
-            torch.save(obj, fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except (OSError, RuntimeError) as err:
-        cause = err if isinstance(err, OSError) else err.__context__
-        if isinstance(cause, OSError) and cause.filename is None:
-            # name the file (torch's zip writer even hides a full disk behind a RuntimeError)
-            raise OSError(cause.errno, cause.strerror, str(path)) from err
-        raise
-    finally:
-        if tmp.exists():
-            tmp.unlink()
 
 
 def list_checkpoints(checkpoint_dir: Path) -> list[tuple[int, Path]]:

@@ -64,7 +64,7 @@ def gradient_reach(
     modified (a detached copy is differentiated), and grad mode is on inside
     whatever the caller's mode.
 
-    For a trained :class:`gatedrnn.model.CharModel` use
+    For a trained :class:`gatedrnn.core.model.CharModel` use
     :func:`char_model_gradient_reach`, which differentiates with respect to
     the embeddings of a token window.
     """
@@ -86,7 +86,7 @@ def char_model_gradient_reach(
     output_step: int = -1,
     threads: int | None = None,
 ) -> np.ndarray:
-    """Gradient reach of a :class:`~gatedrnn.model.CharModel` over a token window.
+    """Gradient reach of a :class:`~gatedrnn.core.model.CharModel` over a token window.
 
     Differentiates ``sum(out[:, output_step])`` with respect to the embedded
     window (batch, time, embed), where ``out`` is the recurrent layer's hidden

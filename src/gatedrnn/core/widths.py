@@ -7,12 +7,10 @@ reference LSTM of width R on the same vocabulary.
 
 from __future__ import annotations
 
-import re
-
-from .model import CELLS, model_parameters
+from gatedrnn.core.conventions import WIDTH_TOKEN
+from gatedrnn.core.model import CELLS, model_parameters
 
 REFERENCE_CELL = "lstm"
-WIDTH_TOKEN = re.compile(r"^(?:w(?P<literal>[1-9][0-9]*)|budget(?P<budget>[1-9][0-9]*))$")
 
 
 def matched_width(
