@@ -12,8 +12,7 @@ from pathlib import Path
 
 import torch
 
-from gatedrnn.io.corpus import CorpusError
-from gatedrnn.train.loop import TrainingDiverged
+from gatedrnn.errors import CorpusError, TrainingDiverged
 
 # Errors whose message already says what is wrong and how to fix it.
 EXPECTED_ERRORS = (CorpusError, TrainingDiverged, ValueError, FileNotFoundError, PermissionError, OSError)

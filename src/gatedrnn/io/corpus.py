@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gatedrnn.core.data import Vocabulary, split_train_val
+from gatedrnn.errors import CorpusError
 from gatedrnn.io.files import atomic_write_bytes, sha256_bytes
 from gatedrnn.io.synthetic import synthetic_prose
 
@@ -38,10 +39,6 @@ OFFLINE_HINT = (
     "To work offline, fetch the archive on a machine that can, copy it here and set "
     "`corpus.source: file` with `corpus.path: <the archive>` (keep the same sha256)."
 )
-
-
-class CorpusError(RuntimeError):
-    """Anything wrong with the corpus: the message names the problem and the fix."""
 
 
 @dataclass(frozen=True)

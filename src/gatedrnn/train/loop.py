@@ -35,6 +35,7 @@ from torch import nn
 
 from gatedrnn.core.data import sample_windows, validation_windows
 from gatedrnn.core.model import CharModel, count_parameters, set_forget_bias
+from gatedrnn.errors import TrainingDiverged
 from gatedrnn.io.files import atomic_torch_save
 
 CHECKPOINT_NAME = re.compile(r"^checkpoint_step(\d+)\.pt$")
@@ -78,10 +79,6 @@ class TrainResult:
     best_val_loss: float = math.inf
     best_step: int = -1
     resumed_from: int | None = None
-
-
-class TrainingDiverged(RuntimeError):
-    """The loss stopped being finite: the run is worthless and leaves no model."""
 
 
 def config_hash(payload: dict) -> str:

@@ -1,0 +1,149 @@
+"""Code as a declared input: a rule's outputs depend on the code its script runs.
+
+Snakemake reruns a script rule when the script file is newer than its outputs, but
+it does not see the package code the script imports: edit a function in
+``gatedrnn/analysis/closed_form.py`` and the tables it made still look current.
+Every rule therefore carries a parameter ``code`` = :func:`code_version` of its
+script, and Snakemake's ``params`` rerun trigger (on by default) reruns the rule
+when that value changes.
+
+What the version covers: the script and every module of this package that it
+imports, directly or through other modules (static analysis of ``import``
+statements anywhere in a module, function bodies included; each imported package's
+``__init__.py`` too, since Python runs it). Third-party packages are the software
+environment's business (pinned in pyproject.toml and envs/), not this one's.
+
+What counts as a change: the module's syntax tree without its docstrings. So a
+change to code reruns the rules that import it; comments, blank lines, formatting
+(line wrapping, quotes style that parses the same) and docstrings do not.
+
+Pure standard library, no import of the package itself: planning the full DAG
+parses each module once (cached), which costs milliseconds.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+from functools import cache
+from pathlib import Path
+
+PACKAGE = "gatedrnn"
+SRC = Path(__file__).resolve().parents[1]  # the directory holding the package
+
+
+def _strip_docstrings(tree: ast.AST) -> ast.AST:
+    """Drop the docstring of the module and of every class and function."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                if isinstance(body[0].value.value, str):
+                    node.body = body[1:] or [ast.Pass()]
+    return tree
+
+
+@cache
+def _parse(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+
+
+@cache
+def fingerprint(path: Path) -> str:
+    """sha256 of a Python file's syntax tree without docstrings (comments and
+    formatting never reach the tree)."""
+    tree = _strip_docstrings(ast.parse(Path(path).read_text(encoding="utf-8")))
+    return hashlib.sha256(ast.dump(tree).encode()).hexdigest()
+
+
+def module_file(name: str, src: Path = SRC) -> Path | None:
+    """The file of package module ``name`` (``gatedrnn.core.model``), or None if
+    ``name`` is not a module of the package (an attribute, or a missing module)."""
+    parts = name.split(".")
+    if parts[0] != PACKAGE:
+        return None
+    base = src.joinpath(*parts)
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _package_of(name: str, path: Path) -> str:
+    """The package a module's relative imports are relative to."""
+    return name if path.name == "__init__.py" else name.rpartition(".")[0]
+
+
+def imported_names(path: Path, name: str | None = None) -> set[str]:
+    """Dotted names of the package's modules (and candidate attributes) that the
+    file imports anywhere in its body. ``name`` is the file's own module name
+    (needed for relative imports; None for a rule script)."""
+    found: set[str] = set()
+    for node in ast.walk(_parse(path)):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                if name is None:
+                    continue
+                anchor = _package_of(name, path).split(".")
+                anchor = anchor[: len(anchor) - (node.level - 1)]
+                base = ".".join(anchor + ([node.module] if node.module else []))
+            else:
+                base = node.module or ""
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+    return {n for n in found if n == PACKAGE or n.startswith(PACKAGE + ".")}
+
+
+def _with_parents(name: str) -> list[str]:
+    """``a.b.c`` -> ``a``, ``a.b``, ``a.b.c``: importing a module runs its packages' __init__."""
+    parts = name.split(".")
+    return [".".join(parts[: i + 1]) for i in range(len(parts))]
+
+
+def module_closure(script: str | Path, src: Path = SRC) -> dict[str, Path]:
+    """Every package module ``script`` runs when it is executed: name -> file."""
+    seen: dict[str, Path] = {}
+    todo = [(None, Path(script))]
+    while todo:
+        own_name, path = todo.pop()
+        for imported in imported_names(path, own_name):
+            for name in _with_parents(imported):
+                if name in seen:
+                    continue
+                file = module_file(name, src)
+                if file is not None:
+                    seen[name] = file
+                    todo.append((name, file))
+    return dict(sorted(seen.items()))
+
+
+@cache
+def _code_version(script: Path, src: Path) -> str:
+    digest = hashlib.sha256()
+    digest.update(f"script {fingerprint(script)}\n".encode())
+    for name, path in module_closure(script, src).items():
+        digest.update(f"{name} {fingerprint(path)}\n".encode())
+    return digest.hexdigest()[:16]
+
+
+def code_version(script: str | Path, src: str | Path = SRC) -> str:
+    """A short hash of the code ``script`` runs: the script and the package modules
+    it imports, each as a syntax tree without docstrings. Equal versions mean the
+    same code; see the module docstring for what does and does not count."""
+    return _code_version(Path(script).resolve(), Path(src).resolve())
+
+
+def describe(script: str | Path, src: str | Path = SRC) -> list[str]:
+    """The package modules behind ``script``'s version, for a person to read."""
+    return list(module_closure(Path(script).resolve(), Path(src).resolve()))
+
+
+if __name__ == "__main__":  # python -m gatedrnn.code_version workflow/scripts/train.py
+    import sys
+
+    for arg in sys.argv[1:]:
+        print(f"{arg}: {code_version(arg)}")
+        for module in describe(arg):
+            print(f"  {module}")
