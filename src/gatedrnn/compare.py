@@ -1,0 +1,193 @@
+"""Set a run's tables beside the reference run's: which numbers are bit-identical,
+which differ within the seeds' spread, and which differ beyond it.
+
+    python -m gatedrnn.compare --run results --reference reference [--details out.csv] [--strict]
+
+Rows are matched on their label columns (every column that is not a float:
+model, gate, cell, regime, seed, ...). Each float value of the run is then:
+
+- ``identical``: the same bits as the reference (NaN matches NaN);
+- ``within spread``: off by no more than the reference's own spread over seeds for
+  that quantity (the range of the same column over the seeds of the same row
+  labels, or over a wide table's ``seed_<k>`` columns);
+- ``beyond spread``: off by more than that;
+- ``no spread``: off, in a table without seeds (closed forms, one-seed rows), where
+  any difference is unexplained.
+
+A table whose labels do not line up with the reference's (another config, another
+corpus) is reported as not comparable, value by value nothing. What to expect:
+the same config on the same machine class with the same threads per job gives
+identical trained tables; another CPU model or a GPU gives different float
+rounding, so trained numbers move within (usually far inside) the seed spread,
+while closed-form tables stay identical.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+STATUSES = ("identical", "within spread", "beyond spread", "no spread")
+SEED_COLUMN = "seed"
+WIDE_SEED_PREFIX = "seed_"
+
+
+@dataclass
+class TableComparison:
+    table: str
+    status: str  # "compared", "missing in run", "not comparable: ..."
+    counts: dict[str, int]
+    details: pd.DataFrame | None = None
+
+
+def _label_columns(frame: pd.DataFrame) -> list[str]:
+    return [c for c in frame.columns if not pd.api.types.is_float_dtype(frame[c])]
+
+
+def _same_bits(a: float, b: float) -> bool:
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return np.float64(a).tobytes() == np.float64(b).tobytes()
+
+
+def _long_spread(reference: pd.DataFrame, labels: list[str], column: str) -> pd.Series:
+    """Per reference row: the range of ``column`` over the seeds of its row labels."""
+    group = [c for c in labels if c != SEED_COLUMN]
+    values = pd.to_numeric(reference[column], errors="coerce")
+    numeric_seeds = pd.to_numeric(reference[SEED_COLUMN], errors="coerce").notna()
+    if not group:
+        spread = values[numeric_seeds].max() - values[numeric_seeds].min()
+        return pd.Series(spread if numeric_seeds.sum() > 1 else np.nan, index=reference.index)
+    keys = reference[group].astype(str).agg("\x1f".join, axis=1)
+    per_seed = values.where(numeric_seeds)
+    ranges = per_seed.groupby(keys).agg(lambda s: s.max() - s.min() if s.count() > 1 else np.nan)
+    return keys.map(ranges)
+
+
+def _wide_spread(reference: pd.DataFrame) -> pd.Series:
+    seeds = [c for c in reference.columns if c.startswith(WIDE_SEED_PREFIX)]
+    if len(seeds) < 2:
+        return pd.Series(np.nan, index=reference.index)
+    block = reference[seeds].apply(pd.to_numeric, errors="coerce")
+    return block.max(axis=1) - block.min(axis=1)
+
+
+def compare_tables(name: str, run: pd.DataFrame, reference: pd.DataFrame) -> TableComparison:
+    """Compare one table of a run with the reference's (see the module docstring)."""
+    empty = dict.fromkeys(STATUSES, 0)
+    if list(run.columns) != list(reference.columns):
+        return TableComparison(name, "not comparable: columns differ", empty)
+    labels = _label_columns(reference)
+    if _label_columns(run) != labels:
+        return TableComparison(name, "not comparable: column types differ", empty)
+    run_keys = run[labels].astype(str).agg("\x1f".join, axis=1) if labels else run.index.astype(str)
+    ref_keys = (
+        reference[labels].astype(str).agg("\x1f".join, axis=1) if labels else reference.index.astype(str)
+    )
+    if len(run) != len(reference) or list(run_keys) != list(ref_keys):
+        return TableComparison(name, "not comparable: rows differ (another config or corpus?)", empty)
+
+    values = [c for c in reference.columns if c not in labels]
+    wide = _wide_spread(reference)
+    rows = []
+    for column in values:
+        if SEED_COLUMN in labels:
+            spread = _long_spread(reference, labels, column)
+        elif column.startswith(WIDE_SEED_PREFIX) or column == "median":
+            spread = wide
+        else:
+            spread = pd.Series(np.nan, index=reference.index)
+        for i in range(len(reference)):
+            ours, theirs = float(run[column].iloc[i]), float(reference[column].iloc[i])
+            width = float(spread.iloc[i])
+            if _same_bits(ours, theirs):
+                status = "identical"
+            elif math.isnan(width) or math.isnan(ours) or math.isnan(theirs):
+                status = "no spread"
+            elif abs(ours - theirs) <= width:
+                status = "within spread"
+            else:
+                status = "beyond spread"
+            rows.append(
+                {
+                    "table": name,
+                    "row": ref_keys.iloc[i].replace("\x1f", " ") if labels else str(i),
+                    "column": column,
+                    "run": ours,
+                    "reference": theirs,
+                    "difference": ours - theirs,
+                    "seed_spread": width,
+                    "status": status,
+                }
+            )
+    details = pd.DataFrame(rows, columns=["table", "row", "column", "run", "reference", "difference",
+                                          "seed_spread", "status"])  # fmt: skip
+    counts = {status: int((details["status"] == status).sum()) for status in STATUSES}
+    return TableComparison(name, "compared", counts, details)
+
+
+def compare_runs(run_dir: str | Path, reference_dir: str | Path) -> list[TableComparison]:
+    """Every CSV under ``<reference>/tables`` against the same file under ``<run>/tables``."""
+    run_tables, ref_tables = Path(run_dir) / "tables", Path(reference_dir) / "tables"
+    if not ref_tables.is_dir():
+        raise FileNotFoundError(f"{ref_tables} does not exist: point --reference at a directory with tables/")
+    if not run_tables.is_dir():
+        raise FileNotFoundError(f"{run_tables} does not exist: point --run at a run's results/ directory")
+    out = []
+    for ref_path in sorted(ref_tables.glob("*.csv")):
+        run_path = run_tables / ref_path.name
+        if not run_path.exists():
+            out.append(TableComparison(ref_path.name, "missing in run", dict.fromkeys(STATUSES, 0)))
+            continue
+        out.append(compare_tables(ref_path.name, pd.read_csv(run_path), pd.read_csv(ref_path)))
+    return out
+
+
+def render(comparisons: list[TableComparison]) -> str:
+    width = max([len(c.table) for c in comparisons] + [5])
+    head = f"{'table':<{width}}  " + "  ".join(f"{s:>13}" for s in STATUSES) + "  status"
+    lines = [head, "-" * len(head)]
+    for c in comparisons:
+        counts = "  ".join(f"{c.counts[s]:>13}" for s in STATUSES)
+        lines.append(f"{c.table:<{width}}  {counts}  {c.status}")
+    total = {s: sum(c.counts[s] for c in comparisons) for s in STATUSES}
+    lines.append("-" * len(head))
+    lines.append(f"{'all':<{width}}  " + "  ".join(f"{total[s]:>13}" for s in STATUSES))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m gatedrnn.compare", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--run", default="results", help="a run's results directory (default: results)")
+    parser.add_argument(
+        "--reference", default="reference", help="the reference directory (default: reference)"
+    )
+    parser.add_argument("--details", help="write every compared value with its status to this CSV")
+    parser.add_argument("--strict", action="store_true", help="exit 1 unless every value is identical")
+    args = parser.parse_args(argv)
+    try:
+        comparisons = compare_runs(args.run, args.reference)
+    except FileNotFoundError as err:
+        print(f"ERROR: {err}", file=sys.stderr)
+        return 2
+    print(render(comparisons))
+    if args.details:
+        frames = [c.details for c in comparisons if c.details is not None and not c.details.empty]
+        if frames:
+            pd.concat(frames).to_csv(args.details, index=False)
+    if args.strict:
+        clean = all(c.status == "compared" for c in comparisons) and all(
+            c.counts[s] == 0 for c in comparisons for s in STATUSES[1:]
+        )
+        return 0 if clean else 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
