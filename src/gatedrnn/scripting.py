@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import os
 import sys
 import traceback
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 
 import torch
@@ -32,7 +34,8 @@ def run_logged(log_path: str, main: Callable[[Callable[[str], None]], None], thr
 
     An expected error is written to the log and to the console as one line
     ``ERROR: ...`` and the process exits with status 1; anything else keeps its
-    traceback in the log.
+    traceback in the log. Every line ``log`` writes starts with the local time
+    (ISO 8601, seconds); the first says which copy of the package runs.
     """
     Path(log_path).parent.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(threads)
@@ -40,7 +43,10 @@ def run_logged(log_path: str, main: Callable[[Callable[[str], None]], None], thr
     with open(log_path, "w", buffering=1) as log_file:
 
         def log(message: str) -> None:
-            print(message, file=log_file, flush=True)
+            stamp = datetime.now().astimezone().isoformat(timespec="seconds")
+            print(f"{stamp} {message}", file=log_file, flush=True)
+
+        log(f"gatedrnn from {Path(__file__).parent} (pid {os.getpid()})")
 
         with contextlib.redirect_stdout(log_file), contextlib.redirect_stderr(log_file):
             try:

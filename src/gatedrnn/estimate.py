@@ -1,0 +1,293 @@
+"""How long will it take? The projected CPU and wall time of the training jobs a
+Snakemake invocation is about to run, before it runs them.
+
+    python -m gatedrnn.estimate --cores 2 [--configfile config/config.yaml] [targets ...]
+
+1. ``snakemake -n`` (same targets and config) says which training jobs would run.
+2. Each job's cost: ``steps to train x seconds per step + validations x seconds per
+   validation + start-up``, per model shape (cell, width, layers, batch, length,
+   embedding, vocabulary, optimizer). Seconds per step come from this machine's
+   earlier jobs of the same shape (``results/benchmarks/train/``: CPU time over steps
+   trained) when there are any, else from a short calibration: a few real training
+   steps and one validation pass of that shape, single-threaded, timed here.
+3. Wall time at ``--cores``: the jobs placed longest-first on ``cores / threads``
+   slots (a job that continues a shorter run's state, see prefix sharing, starts
+   after it), which is how a greedy scheduler fills the machine.
+
+Only training and gate extraction are costed; the table and figure rules take
+seconds. The projection is a plan, not a promise: a busy machine runs slower.
+"""
+
+from __future__ import annotations
+
+import argparse
+import heapq
+import json
+import math
+import re
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+STARTUP_SECONDS = 3.0  # a fresh interpreter's imports (torch, pandas) and the corpus, measured
+CALIBRATION_STEPS = 3
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What a training step's cost depends on."""
+
+    cell: str
+    width: int
+    layers: int
+    batch_size: int
+    seq_len: int
+    embed_dim: int
+    vocab_size: int
+    optimizer: str
+    val_windows: int
+
+
+@dataclass
+class TrainJob:
+    regime: str
+    model: str  # <cell>_<width token>
+    seed: int
+    shape: Shape
+    steps: int  # steps this job trains
+    evaluations: int
+    after: str | None = None  # the job whose state this one continues (prefix sharing)
+    seconds: float = math.nan
+    source: str = ""  # "benchmark" | "calibration"
+
+    @property
+    def name(self) -> str:
+        return f"{self.regime}/{self.model}_s{self.seed}"
+
+
+@dataclass
+class Cost:
+    step: float  # CPU seconds per training step
+    evaluation: float  # CPU seconds per validation pass
+    source: str
+    jobs: list[str] = field(default_factory=list)
+
+
+def evaluations(steps: int, eval_every: int, start: int = 0) -> int:
+    """Validation passes of a run from ``start`` to ``steps`` (step 0 too when start is 0)."""
+    ends = {s for s in range(start + 1, steps + 1) if s % eval_every == 0} | {steps}
+    return len(ends) + (1 if start == 0 else 0)
+
+
+# --------------------------------------------------------------------- costs
+
+
+def benchmark_costs(results: Path) -> dict[Shape, Cost]:
+    """Seconds per step of every shape this machine has trained before: each finished
+    job's CPU time (its benchmark file) over the steps its last process trained."""
+    costs: dict[Shape, list[tuple[float, str]]] = {}
+    for summary_path in sorted((results / "models").glob("*/*/summary.json")):
+        regime, run = summary_path.parent.parent.name, summary_path.parent.name
+        bench = results / "benchmarks" / "train" / regime / f"{run}.tsv"
+        if not bench.exists():
+            continue
+        summary = json.loads(summary_path.read_text())
+        if summary.get("diverged"):
+            continue
+        cfg = summary["train_config"]
+        start = summary.get("resumed_from_step") or 0
+        trained = cfg["steps"] - start
+        lines = bench.read_text().splitlines()
+        row = dict(zip(lines[0].split("\t"), lines[-1].split("\t"), strict=False))
+        try:
+            cpu = float(row["cpu_time"])
+        except (KeyError, ValueError):
+            continue
+        if trained <= 0 or not cpu > STARTUP_SECONDS:
+            continue
+        shape = shape_of(summary["cell"], summary["width"], summary["vocab_size"], cfg)
+        # validation passes cost about as much as a forward of val_windows windows;
+        # counted as steps here (they are a few % of a job, see the calibration)
+        per_step = (cpu - STARTUP_SECONDS) / trained
+        costs.setdefault(shape, []).append((per_step, f"{regime}/{run}"))
+    out = {}
+    for shape, samples in costs.items():
+        values = sorted(v for v, _ in samples)
+        out[shape] = Cost(step=values[len(values) // 2], evaluation=0.0, source="benchmark",
+                          jobs=[j for _, j in samples])  # fmt: skip
+    return out
+
+
+def shape_of(cell: str, width: int, vocab_size: int, cfg: dict) -> Shape:
+    return Shape(cell, int(width), cfg["layers"], cfg["batch_size"], cfg["seq_len"], cfg["embed_dim"],
+                 int(vocab_size), cfg["optimizer"], cfg["val_windows"])  # fmt: skip
+
+
+def calibrate(shape: Shape, steps: int = CALIBRATION_STEPS) -> Cost:
+    """Time ``steps`` real training steps (after one untimed) and one validation pass
+    of ``shape`` on random tokens, single-threaded, in CPU seconds."""
+    import torch
+
+    from gatedrnn.train.loop import TrainConfig, build_model, evaluate, make_optimizer, sequence_loss
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        cfg = TrainConfig(optimizer=shape.optimizer, batch_size=shape.batch_size, seq_len=shape.seq_len,
+                          embed_dim=shape.embed_dim, layers=shape.layers)  # fmt: skip
+        model = build_model(shape.cell, shape.width, shape.vocab_size, 0, cfg)
+        optimizer = make_optimizer(model, cfg)
+        generator = torch.Generator().manual_seed(0)
+        batch = torch.randint(0, shape.vocab_size, (shape.batch_size, shape.seq_len + 1), generator=generator)
+        val = torch.randint(0, shape.vocab_size, (shape.val_windows, shape.seq_len + 1), generator=generator)
+
+        def step():
+            loss = sequence_loss(model, batch)
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.clip_norm)
+            optimizer.step()
+
+        step()
+        t0 = time.process_time()
+        for _ in range(steps):
+            step()
+        per_step = (time.process_time() - t0) / steps
+        t0 = time.process_time()
+        evaluate(model, val)
+        per_eval = time.process_time() - t0
+    finally:
+        torch.set_num_threads(threads)
+    return Cost(step=per_step, evaluation=per_eval, source="calibration")
+
+
+def cost_jobs(jobs: list[TrainJob], known: dict[Shape, Cost], log=print) -> None:
+    """Fill in every job's seconds, calibrating each shape without a benchmark once."""
+    calibrated: dict[Shape, Cost] = {}
+    for job in jobs:
+        cost = known.get(job.shape)
+        if cost is None:
+            if job.shape not in calibrated:
+                log(f"  calibrating {job.shape.cell} width {job.shape.width} ({CALIBRATION_STEPS} steps) ...")
+                calibrated[job.shape] = calibrate(job.shape)
+            cost = calibrated[job.shape]
+        job.seconds = STARTUP_SECONDS + job.steps * cost.step + job.evaluations * cost.evaluation
+        job.source = cost.source
+
+
+# ------------------------------------------------------------------ schedule
+
+
+def makespan(jobs: list[TrainJob], slots: int) -> float:
+    """Wall time of the jobs, longest first, on ``slots`` parallel slots; a job that
+    continues another's state starts only once that one has finished."""
+    slots = max(1, slots)
+    done: dict[str, float] = {}
+    pending = sorted(jobs, key=lambda j: (-j.seconds, j.name))
+    free = [0.0] * slots
+    heapq.heapify(free)
+    while pending:
+        ready = [j for j in pending if j.after is None or j.after in done or j.after not in names(pending)]
+        job = ready[0] if ready else pending[0]
+        pending.remove(job)
+        start = max(heapq.heappop(free), done.get(job.after, 0.0) if job.after else 0.0)
+        done[job.name] = start + job.seconds
+        heapq.heappush(free, done[job.name])
+    return max(done.values(), default=0.0)
+
+
+def names(jobs: list[TrainJob]) -> set[str]:
+    return {j.name for j in jobs}
+
+
+# --------------------------------------------------------------- dry run
+
+
+_JOB = re.compile(r"^(?:local)?rule (?P<rule>\w+):\s*$")
+_WILDCARDS = re.compile(r"^\s+wildcards: (?P<text>.*)$")
+_INPUT = re.compile(r"^\s+input: (?P<text>.*)$")
+
+
+def planned_train_jobs(dry_run_output: str) -> list[dict]:
+    """``{regime, cell, width, seed, inputs}`` of every ``train`` job in ``snakemake -n`` output."""
+    jobs, current = [], None
+    for line in dry_run_output.splitlines():
+        m = _JOB.match(line)
+        if m:
+            current = {"inputs": []} if m["rule"] == "train" else None
+            if current is not None:
+                jobs.append(current)
+            continue
+        if current is None:
+            continue
+        if m := _WILDCARDS.match(line):
+            current.update(dict(part.split("=", 1) for part in m["text"].split(", ")))
+        elif m := _INPUT.match(line):
+            current["inputs"] = [p.strip() for p in m["text"].split(",")]
+    return [j for j in jobs if "regime" in j]
+
+
+def format_hours(seconds: float) -> str:
+    if seconds < 3600:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.2f} h"
+
+
+def report(jobs: list[TrainJob], cores: int, threads: int) -> str:
+    slots = max(1, cores // max(1, threads))
+    cpu = sum(j.seconds for j in jobs) * threads
+    wall = makespan(jobs, slots)
+    by_regime: dict[str, list[TrainJob]] = {}
+    for job in jobs:
+        by_regime.setdefault(job.regime, []).append(job)
+    lines = [
+        f"{len(jobs)} training jobs to run, {threads} thread(s) each, {slots} at a time (--cores {cores}):",
+        f"  projected CPU time  {format_hours(cpu)}",
+        f"  projected wall time {format_hours(wall)}",
+        f"  costs from this machine's benchmarks: {sum(j.source == 'benchmark' for j in jobs)} jobs; "
+        f"from calibration: {sum(j.source == 'calibration' for j in jobs)} jobs",
+        f"  steps to train: {sum(j.steps for j in jobs):,} "
+        f"({sum(1 for j in jobs if j.after)} jobs continue a shorter run's state)",
+        "",
+        f"{'regime':<28} {'jobs':>5} {'steps':>8} {'CPU':>10}",
+    ]
+    for regime, group in by_regime.items():
+        lines.append(f"{regime:<28} {len(group):>5} {sum(j.steps for j in group):>8,} "
+                     f"{format_hours(sum(j.seconds for j in group) * threads):>10}")  # fmt: skip
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m gatedrnn.estimate", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cores", type=int, required=True, help="the --cores you will give snakemake")
+    parser.add_argument("--configfile", nargs="*", default=[], help="as for snakemake")
+    parser.add_argument("--directory", default=".", help="the working directory (holds results/, data/)")
+    parser.add_argument("--json", help="also write every job's projected seconds to this file")
+    parser.add_argument("targets", nargs="*", help="as for snakemake (default: everything)")
+    args = parser.parse_args(argv)
+
+    from gatedrnn.estimate_plan import train_jobs_for
+
+    workdir = Path(args.directory)
+    cmd = [sys.executable, "-m", "snakemake", "-n", "--directory", str(workdir)]
+    if args.configfile:
+        cmd += ["--configfile", *args.configfile]
+    snakefile = Path(__file__).resolve().parents[2] / "Snakefile"
+    cmd += ["-s", str(snakefile), *args.targets]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        print(f"ERROR: the dry run failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}", file=sys.stderr)
+        return 2
+    planned = planned_train_jobs(proc.stdout)
+    jobs, threads = train_jobs_for(planned, args.configfile, workdir)
+    cost_jobs(jobs, benchmark_costs(workdir / "results"))
+    print(report(jobs, args.cores, threads))
+    if args.json:
+        Path(args.json).write_text(json.dumps({j.name: j.seconds for j in jobs}, indent=1, sort_keys=True))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
