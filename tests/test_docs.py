@@ -1,0 +1,214 @@
+"""The documents: links resolve in a clone, nothing points outside the repository,
+CITATION.cff and LICENSE agree with pyproject.toml, and the experiment catalogue
+names files and rules that exist."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import tomllib
+from datetime import date
+from pathlib import Path
+from urllib.parse import unquote
+
+import pytest
+import yaml
+from conftest import REPO
+
+# Documents whose links must resolve (every other tracked Markdown file is checked too).
+LINKED_DOCS = ["README.md", "config/README.md", "bench/README.md", "profiles/README.md"]
+# Paths that exist only beside this checkout, never in a clone.
+OUTSIDE = ["../shared", "shared/spec", "EXPERIMENTS.md"]
+THIS_FILE = "tests/test_docs.py"
+CFF_KEYS = ["cff-version", "message", "title", "authors", "version", "license", "references"]
+
+FENCED_CODE = re.compile(r"^ {0,3}(```|~~~).*?^ {0,3}\1[^\n]*$", re.MULTILINE | re.DOTALL)
+INLINE_CODE = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)", re.DOTALL)
+# [text](target) and ![alt](target); the target may be <...> and carry a "title".
+INLINE_LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\s*(<[^>]*>|[^)\s]*)(?:\s+[\"'(][^)]*)?\s*\)")
+# [label]: target
+REFERENCE_DEF = re.compile(r"^ {0,3}\[[^\]]+\]:\s*(<[^>]*>|\S+)", re.MULTILINE)
+HTML_LINK = re.compile(r"""<(?:a|img)\b[^>]*?\b(?:href|src)\s*=\s*["']([^"']+)["']""", re.IGNORECASE)
+
+
+def tracked_files() -> list[str]:
+    out = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, text=True, check=True)
+    return [path for path in out.stdout.split("\0") if path]
+
+
+@pytest.fixture(scope="module")
+def tracked() -> list[str]:
+    return tracked_files()
+
+
+def markdown_docs(tracked: list[str]) -> list[str]:
+    docs = sorted({path for path in tracked if path.endswith(".md")} | set(LINKED_DOCS))
+    docs += sorted(str(path.relative_to(REPO)) for path in (REPO / "docs").glob("*.md"))
+    return sorted(set(docs))
+
+
+def links(markdown: str) -> list[str]:
+    """Every link target of a Markdown text, code blocks and code spans left out."""
+    text = INLINE_CODE.sub("", FENCED_CODE.sub("", markdown))
+    found = [
+        m.group(1) for pattern in (INLINE_LINK, REFERENCE_DEF, HTML_LINK) for m in pattern.finditer(text)
+    ]
+    return [target.strip("<>") for target in found]
+
+
+def is_relative(target: str) -> bool:
+    return not re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", target) and not target.startswith("//")
+
+
+def anchors(markdown: str) -> set[str]:
+    """GitHub's ids for the headings of a Markdown text (lower case, punctuation dropped,
+    spaces to hyphens, -1, -2, ... for repeats)."""
+    seen: dict[str, int] = {}
+    ids = set()
+    for heading in re.findall(r"^#{1,6}\s+(.+?)\s*#*\s*$", FENCED_CODE.sub("", markdown), re.MULTILINE):
+        slug = re.sub(r"[^\w\- ]", "", heading.replace("`", "").lower()).replace(" ", "-")
+        count = seen.get(slug, 0)
+        seen[slug] = count + 1
+        ids.add(slug if count == 0 else f"{slug}-{count}")
+    return ids
+
+
+def test_link_parser_finds_the_forms_used():
+    text = (
+        'See [the catalogue](docs/experiments.md#a-closed-form-tables) and ![fig](<a b.png> "t").\n'
+        "`[not](a/link.md)` and\n```\n[not](either.md)\n```\n[ref]: ../LICENSE\n"
+        '<a href="x/y.md">x</a> [web](https://example.org) [[nested]](z.md)\n'
+    )
+    assert links(text) == [
+        "docs/experiments.md#a-closed-form-tables",
+        "a b.png",
+        "https://example.org",
+        "z.md",
+        "../LICENSE",
+        "x/y.md",
+    ]
+
+
+def test_anchors_follow_github():
+    text = "# A. Closed-form tables (no training)\n## The trained LSTM's gates\n## Notes\n## Notes\n"
+    assert anchors(text) == {
+        "a-closed-form-tables-no-training",
+        "the-trained-lstms-gates",
+        "notes",
+        "notes-1",
+    }
+
+
+def test_the_documents_exist(tracked):
+    for doc in [*LINKED_DOCS, "docs/experiments.md", "docs/sources.md", "CHANGELOG.md"]:
+        assert doc in tracked or (REPO / doc).is_file(), f"{doc} is missing"
+
+
+def test_relative_links_resolve_to_tracked_files(tracked):
+    """A link must reach a file a clone has: tracked by git, inside the repository."""
+    files = set(tracked)
+    folders = {parent.as_posix() for path in tracked for parent in Path(path).parents}
+    broken = []
+    checked = 0
+    for doc in markdown_docs(tracked):
+        for target in links((REPO / doc).read_text(encoding="utf-8")):
+            if not is_relative(target):
+                continue
+            path, _, anchor = unquote(target.split("?", 1)[0]).partition("#")
+            checked += 1
+            resolved = (REPO / doc).parent / path if path else REPO / doc
+            try:
+                relative = resolved.resolve().relative_to(REPO.resolve()).as_posix()
+            except ValueError:
+                broken.append(f"{doc}: {target} (outside the repository)")
+                continue
+            if relative not in files and relative not in folders:
+                broken.append(f"{doc}: {target} (not a tracked file)")
+            elif anchor and relative.endswith(".md"):
+                if anchor not in anchors((REPO / relative).read_text(encoding="utf-8")):
+                    broken.append(f"{doc}: {target} (no such heading)")
+    assert not broken, "broken links:\n" + "\n".join(broken)
+    assert checked > 0
+
+
+def test_no_tracked_file_points_outside_the_repository(tracked):
+    offenders = []
+    for path in tracked:
+        if path == THIS_FILE:
+            continue
+        raw = (REPO / path).read_bytes() if (REPO / path).is_file() else b""
+        if b"\0" in raw:
+            continue
+        text = raw.decode("utf-8", errors="replace")
+        for lineno, line in enumerate(text.splitlines(), 1):
+            for needle in OUTSIDE:
+                if needle in line:
+                    offenders.append(f"{path}:{lineno}: {needle}")
+    assert not offenders, "pointers to files a clone does not have:\n" + "\n".join(offenders)
+
+
+def pyproject() -> dict:
+    with open(REPO / "pyproject.toml", "rb") as f:
+        return tomllib.load(f)["project"]
+
+
+def test_citation_cff_parses_and_matches_pyproject():
+    cff = yaml.safe_load((REPO / "CITATION.cff").read_text(encoding="utf-8"))
+    missing = [key for key in CFF_KEYS if not cff.get(key)]
+    assert not missing, f"CITATION.cff lacks {missing}"
+    assert cff["cff-version"] == "1.2.0"
+    assert str(cff["version"]) == pyproject()["version"]
+    assert cff["license"] == pyproject()["license"] == "MIT"
+    released = cff.get("date-released")
+    assert str(released) == "2026-12-01" or released == date(2026, 12, 1)
+    for person in cff["authors"]:
+        assert person.get("name") or person.get("family-names"), person
+    assert len(cff["references"]) >= 5
+    for ref in cff["references"]:
+        assert ref.get("type") and ref.get("title") and ref.get("authors"), ref
+        # no address is known for any source: none may be made up
+        assert not {"url", "doi", "repository", "repository-code"} & set(ref), ref
+
+
+def test_license_is_mit():
+    text = (REPO / "LICENSE").read_text(encoding="utf-8")
+    assert text.startswith("MIT License")
+    assert "The gatedrnn authors" in text
+    assert pyproject()["license"] == "MIT"
+
+
+def rule_column(markdown: str) -> set[str]:
+    """The names in backticks in the last column of every table whose last column is "rule"."""
+    names: set[str] = set()
+    in_rule_table = False
+    for line in markdown.splitlines():
+        if not line.startswith("|"):
+            in_rule_table = False
+            continue
+        last = line.rstrip().rstrip("|").rsplit("|", 1)[-1].strip()
+        if last == "rule":
+            in_rule_table = True
+        elif in_rule_table:
+            names |= set(re.findall(r"`(\w+)`", last))
+    return names
+
+
+def test_catalogue_names_existing_rules_and_outputs():
+    """Every rule and results/ path the catalogue names is one the workflow defines."""
+    rules_text = "\n".join(
+        p.read_text(encoding="utf-8") for p in sorted((REPO / "workflow/rules").glob("*.smk"))
+    )
+    rules = set(re.findall(r"^rule (\w+):", rules_text, re.MULTILINE))
+    catalogue = (REPO / "docs" / "experiments.md").read_text(encoding="utf-8")
+    named_rules = set(re.findall(r"rules? `(\w+)`", catalogue)) | rule_column(catalogue)
+    assert named_rules, "no rule found in the catalogue"
+    assert not named_rules - rules, f"unknown rules: {sorted(named_rules - rules)}"
+    outputs = set(re.findall(r"`(results/(?:tables|figures)/[\w.]+)`", catalogue))
+    assert outputs
+    unknown = sorted(path for path in outputs if f'"{path}"' not in rules_text)
+    assert not unknown, f"files no rule writes: {unknown}"
+    # ... and every table or figure a rule writes is in the catalogue
+    written = set(re.findall(r'"(results/(?:tables|figures)/[\w.]+)"', rules_text))
+    index = set(re.findall(r"`((?:tables|figures)/[\w.]+)`", catalogue))
+    absent = sorted(path for path in written if path not in outputs and path[len("results/") :] not in index)
+    assert not absent, f"outputs missing from docs/experiments.md: {absent}"
