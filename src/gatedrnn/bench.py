@@ -504,7 +504,7 @@ def job_setup_seconds() -> tuple[float | None, float | None]:
     imports = float(proc.stdout.strip()) if proc.returncode == 0 else None
     corpus = None
     if Path("data/corpus.txt").exists() and Path("data/corpus.json").exists():
-        from gatedrnn.io.corpus import corpus_splits
+        from gatedrnn.io.reading import corpus_splits
 
         t = time.perf_counter()
         corpus_splits("data/corpus.txt", "data/corpus.json", 0.9)

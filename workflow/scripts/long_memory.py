@@ -6,7 +6,7 @@ from pathlib import Path
 import torch
 
 from gatedrnn.core.data import fixed_windows
-from gatedrnn.io.corpus import corpus_splits
+from gatedrnn.io.reading import corpus_splits
 from gatedrnn.questions.answers import long_memory_table
 from gatedrnn.scripting import run_logged
 from gatedrnn.train.loop import load_model

@@ -29,7 +29,6 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from gatedrnn.core.data import Vocabulary, split_train_val
 from gatedrnn.errors import CorpusError
 from gatedrnn.io.files import atomic_write_bytes, sha256_bytes
 from gatedrnn.io.synthetic import synthetic_prose
@@ -231,19 +230,3 @@ def write_corpus(spec: CorpusSpec, text_path, provenance_path) -> dict:
     atomic_write_bytes(text_path, text.encode("utf-8"))
     atomic_write_bytes(provenance_path, (json.dumps(provenance, indent=2, sort_keys=True) + "\n").encode())
     return provenance
-
-
-# --- reading the corpus back ---------------------------------------------------
-
-
-def load_corpus(corpus_path, provenance_path) -> tuple[str, dict, Vocabulary]:
-    text = Path(corpus_path).read_text(encoding="utf-8")
-    provenance = json.loads(Path(provenance_path).read_text())
-    return text, provenance, Vocabulary.from_text(text)
-
-
-def corpus_splits(corpus_path, provenance_path, train_fraction: float):
-    """(vocabulary, train ids, validation ids, provenance) of the workflow's corpus."""
-    text, provenance, vocab = load_corpus(corpus_path, provenance_path)
-    train_ids, val_ids = split_train_val(vocab.encode(text), train_fraction)
-    return vocab, train_ids, val_ids, provenance

@@ -75,7 +75,7 @@ from gatedrnn.analysis.stats import (
 )
 from gatedrnn.core.conventions import GATE_NAMES, KEEP_GATE, MODEL_FILE
 from gatedrnn.core.data import probe_windows
-from gatedrnn.io.corpus import corpus_splits
+from gatedrnn.io.reading import corpus_splits
 from gatedrnn.train.loop import load_model
 
 CHECK_TOLERANCE = 1e-5

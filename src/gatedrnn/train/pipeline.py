@@ -17,8 +17,8 @@ import pandas as pd
 import torch
 
 from gatedrnn.core.widths import resolve_width
-from gatedrnn.io.corpus import corpus_splits
 from gatedrnn.io.files import atomic_torch_save, atomic_write_bytes
+from gatedrnn.io.reading import corpus_splits
 from gatedrnn.train.loop import TrainConfig, config_hash, summarise, train_model
 
 
