@@ -1,0 +1,172 @@
+"""The reference run, committed: a finished run's small outputs under ``reference/``
+with a manifest that says how, where and from what they were made.
+
+    python -m gatedrnn.reference collect --stage study     # after `snakemake --cores 2 stage_study`
+    python -m gatedrnn.reference ledger                    # claims.{csv,md,html} from reference/tables
+
+``collect`` copies every table (CSV), every figure (PNG), the claims ledger and
+``open_questions.md`` that the run has, and records in ``reference/manifest.json``:
+the stage and the commit it was made at, the config, the corpus checksum, the
+Python and torch versions, the CPU model and core count, the threads per job, and
+each training job's wall and CPU time and peak memory (``results/benchmarks/``).
+Stages accumulate: collecting ``regimes`` after ``study`` keeps the study's files
+and adds the sweep's. A file another stage already collected must be identical
+(same bytes) or collect refuses, naming it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+REFERENCE = Path("reference")
+MANIFEST = "manifest.json"
+LEDGER_FILES = ("claims.csv", "claims.md", "claims.html")
+PROSE_FILES = ("open_questions.md",)
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def git_commit(repo: Path) -> str:
+    try:
+        out = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True)
+        dirty = subprocess.run(["git", "-C", str(repo), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True).stdout.strip()  # fmt: skip
+        return out.stdout.strip() + ("-dirty" if dirty else "")
+    except OSError:
+        return "unknown"
+
+
+def read_benchmark(path: Path) -> dict:
+    lines = path.read_text().splitlines()
+    row = dict(zip(lines[0].split("\t"), lines[-1].split("\t"), strict=False))
+    return {"wall_s": float(row["s"]), "cpu_s": float(row["cpu_time"]), "max_rss_mb": float(row["max_rss"])}
+
+
+def training_jobs(results: Path) -> dict[str, dict]:
+    """``<regime>/<model>_s<seed>`` -> wall and CPU seconds, peak RSS, steps, resumed-from step."""
+    jobs = {}
+    for bench in sorted((results / "benchmarks" / "train").glob("*/*.tsv")):
+        regime, run = bench.parent.name, bench.stem
+        entry = read_benchmark(bench)
+        summary_path = results / "models" / regime / run / "summary.json"
+        if summary_path.exists():
+            summary = json.loads(summary_path.read_text())
+            entry["steps"] = summary["train_config"]["steps"]
+            entry["resumed_from_step"] = summary.get("resumed_from_step")
+            entry["threads"] = summary.get("threads")
+        jobs[f"{regime}/{run}"] = entry
+    return jobs
+
+
+def _copy_checked(src: Path, dst: Path, owner: dict[str, str], stage: str) -> None:
+    key = dst.as_posix()
+    if dst.exists() and dst.read_bytes() != src.read_bytes() and owner.get(key, stage) != stage:
+        raise ValueError(
+            f"{dst} was collected by stage {owner[key]!r} and the run's {src} differs from it; "
+            "collect each stage from one run, or start reference/ afresh"
+        )
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(src, dst)
+    owner.setdefault(key, stage)
+
+
+def collect(results: Path, out: Path, stage: str, config: dict, corpus_provenance: Path, repo: Path) -> dict:
+    """Copy the run's small outputs into ``out`` and record the stage in the manifest."""
+    manifest_path = out / MANIFEST
+    manifest = {"stages": {}, "files": {}}
+    if manifest_path.exists():
+        manifest = json.loads(manifest_path.read_text())
+    owner = manifest.setdefault("files", {})
+    copied = []
+    for sub, pattern in (("tables", "*.csv"), ("figures", "*.png")):
+        for src in sorted((results / sub).glob(pattern)):
+            dst = out / sub / src.name
+            _copy_checked(src, dst, owner, stage)
+            copied.append(dst.relative_to(out).as_posix())
+    for name in LEDGER_FILES + PROSE_FILES:
+        if (results / name).exists():
+            _copy_checked(results / name, out / name, owner, stage)
+            copied.append(name)
+    provenance = json.loads(corpus_provenance.read_text()) if corpus_provenance.exists() else {}
+    import torch
+
+    manifest["stages"][stage] = {
+        "commit": git_commit(repo),
+        "collected": datetime.now(UTC).isoformat(timespec="seconds"),
+        "files": copied,
+    }
+    manifest.update(
+        {
+            "config": config,
+            "corpus": {k: provenance.get(k) for k in ("corpus_sha256", "source", "characters", "vocab_size")},
+            "python": platform.python_version(),
+            "torch": torch.__version__,
+            "cpu": cpu_model(),
+            "cores": os.cpu_count(),
+            "threads_per_job": config.get("train", {}).get("threads"),
+        }
+    )
+    jobs = manifest.setdefault("training_jobs", {})
+    jobs.update(training_jobs(results))
+    manifest["totals"] = {
+        "training_jobs": len(jobs),
+        "cpu_hours": round(sum(j["cpu_s"] for j in jobs.values()) / 3600, 3),
+        "wall_hours_summed": round(sum(j["wall_s"] for j in jobs.values()) / 3600, 3),
+    }
+    out.mkdir(parents=True, exist_ok=True)
+    manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    return manifest
+
+
+def load_config(files: list[str]) -> dict:
+    import yaml
+    from snakemake.utils import update_config
+
+    config: dict = {}
+    for path in files:
+        update_config(config, yaml.safe_load(Path(path).read_text()))
+    return config
+
+
+def main(argv: list[str] | None = None) -> int:
+    summary = __doc__.split("\n\n")[0]
+    parser = argparse.ArgumentParser(prog="python -m gatedrnn.reference", description=summary)
+    sub = parser.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("collect", help="copy a finished stage's outputs into reference/")
+    c.add_argument("--stage", required=True, help="study | regimes | questions | ledger (any name)")
+    c.add_argument("--results", default="results")
+    c.add_argument("--out", default=str(REFERENCE))
+    c.add_argument("--configfile", nargs="+", default=["config/config.yaml"])
+    c.add_argument("--provenance", default="data/corpus.json")
+    args = parser.parse_args(argv)
+    if args.command == "collect":
+        try:
+            manifest = collect(Path(args.results), Path(args.out), args.stage, load_config(args.configfile),
+                               Path(args.provenance), Path.cwd())  # fmt: skip
+        except ValueError as err:
+            print(f"ERROR: {err}", file=sys.stderr)
+            return 1
+        stage = manifest["stages"][args.stage]
+        print(f"stage {args.stage}: {len(stage['files'])} files into {args.out} (commit {stage['commit']})")
+        print(f"training jobs recorded: {manifest['totals']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
