@@ -1,0 +1,74 @@
+"""The reference run's tooling (gatedrnn.reference): collecting a stage with its
+manifest. The checks of the committed reference/ itself are in
+tests/test_reference_consistency.py."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gatedrnn.reference import collect, read_benchmark
+
+BENCH = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
+
+
+def fake_run(root: Path, value: str = "1.5") -> Path:
+    results = root / "results"
+    (results / "tables").mkdir(parents=True)
+    (results / "figures").mkdir()
+    (results / "tables" / "t.csv").write_text(f"model,seed,loss\nlstm_w8,0,{value}\n")
+    (results / "figures" / "f.png").write_bytes(b"\x89PNG fake")
+    (results / "claims.csv").write_text("id,verdict\nA1,exact\n")
+    model = results / "models" / "default" / "lstm_w8_s0"
+    model.mkdir(parents=True)
+    cfg = {"steps": 40, "batch_size": 8}
+    (model / "summary.json").write_text(
+        json.dumps({"train_config": cfg, "resumed_from_step": None, "threads": 1})
+    )
+    bench = results / "benchmarks" / "train" / "default"
+    bench.mkdir(parents=True)
+    (bench / "lstm_w8_s0.tsv").write_text(
+        BENCH + "4.03\t0:00:04\t354.96\t716.61\t268.70\t307.28\t0.00\t0.13\t69.78\t3.19"
+    )
+    (root / "data").mkdir()
+    (root / "data" / "corpus.json").write_text(json.dumps({"corpus_sha256": "abc", "vocab_size": 52}))
+    return results
+
+
+def test_collect_copies_the_outputs_and_records_what_made_them(tmp_path):
+    results = fake_run(tmp_path)
+    out = tmp_path / "reference"
+    config = {"train": {"threads": 1}}
+    manifest = collect(results, out, "study", config, tmp_path / "data/corpus.json", tmp_path)
+    assert (out / "tables/t.csv").read_bytes() == (results / "tables/t.csv").read_bytes()
+    assert (out / "figures/f.png").exists() and (out / "claims.csv").exists()
+    saved = json.loads((out / "manifest.json").read_text())
+    assert saved == manifest
+    assert saved["stages"]["study"]["files"] == ["tables/t.csv", "figures/f.png", "claims.csv"]
+    assert saved["corpus"]["corpus_sha256"] == "abc" and saved["threads_per_job"] == 1
+    job = saved["training_jobs"]["default/lstm_w8_s0"]
+    assert job == {"wall_s": 4.03, "cpu_s": 3.19, "max_rss_mb": 354.96} | {
+        "steps": 40, "resumed_from_step": None, "threads": 1
+    }  # fmt: skip
+    assert saved["totals"]["training_jobs"] == 1
+
+
+def test_a_later_stage_keeps_earlier_files_and_refuses_to_overwrite_them_with_other_bytes(tmp_path):
+    results = fake_run(tmp_path)
+    out = tmp_path / "reference"
+    collect(results, out, "study", {}, tmp_path / "data/corpus.json", tmp_path)
+    (results / "tables" / "u.csv").write_text("a\n1\n")
+    manifest = collect(results, out, "regimes", {}, tmp_path / "data/corpus.json", tmp_path)
+    assert set(manifest["stages"]) == {"study", "regimes"}
+    assert (out / "tables/u.csv").exists()
+    (results / "tables" / "t.csv").write_text("model,seed,loss\nlstm_w8,0,9.9\n")
+    with pytest.raises(ValueError, match="collected by stage 'study'"):
+        collect(results, out, "questions", {}, tmp_path / "data/corpus.json", tmp_path)
+
+
+def test_benchmark_rows_are_read_by_column_name(tmp_path):
+    path = tmp_path / "b.tsv"
+    path.write_text(BENCH + "10.5\t0:00:10\t500.0\t1\t1\t1\t0\t0\t50\t9.25\n")
+    assert read_benchmark(path) == {"wall_s": 10.5, "cpu_s": 9.25, "max_rss_mb": 500.0}
