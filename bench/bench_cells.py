@@ -1,9 +1,10 @@
 """Benchmark the GRU cells: PyTorch's nn.GRU against the reset-before ("Cho") GRU
 and the GRU without a reset (run on demand; prints a table).
 
-One training step's forward and backward pass of the character model (V = 84,
-embedding 128) at the budget-matched width (381), batch 32 windows of 128
-characters, per contender:
+One training step's forward and backward pass of the character model at the
+budget-matched GRU width (381 at the default corpus's V = 84; both computed:
+:mod:`bench.grid`), embedding 128, batch 32 windows of 128 characters, per
+contender:
 
 - ``gru``: ``nn.GRU`` (PyTorch's fused kernel: cuDNN on a GPU, a native loop on CPU);
 - ``cho_gru`` / ``gru_noreset``: :class:`gatedrnn.core.cells.GRUVariant` as trained,
@@ -18,10 +19,18 @@ after one warm-up each; the table gives the median wall and CPU milliseconds
 per step and the ratio to ``nn.GRU`` (on a shared machine trust the CPU column
 at one thread).
 
-    PYTHONPATH=src python bench/bench_cells.py [--threads 1] [--repeats 5] [--device cpu] [--width 381]
+    PYTHONPATH=src python -m bench cells [--threads 1] [--repeats 5] [--device cpu] [--width H] [--vocab V]
+
+(or ``PYTHONPATH=src python bench/bench_cells.py ...``, the same).
 """
 
 from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+if not __package__:  # run as a file (python bench/bench_cells.py): import `bench` from the repository
+    sys.path[0] = str(Path(__file__).resolve().parents[1])
 
 import argparse
 import statistics
@@ -31,10 +40,12 @@ from unittest import mock
 import torch
 from torch import nn
 
+from bench.grid import budget_width, given_or_found
 from gatedrnn.core import cells
 from gatedrnn.core.model import CharModel
+from gatedrnn.train.loop import TrainConfig
 
-VOCAB, EMBED, BATCH, SEQ = 84, 128, 32, 128
+EMBED, BATCH, SEQ = TrainConfig().embed_dim, TrainConfig().batch_size, TrainConfig().seq_len
 CONTENDERS = ("gru", "cho_gru", "gru_noreset", "cho_gru recorded", "gru_noreset recorded")
 
 
@@ -43,12 +54,12 @@ def synchronize(device: torch.device) -> None:
         torch.cuda.synchronize()
 
 
-def make_step(contender: str, width: int, device: torch.device):
+def make_step(contender: str, width: int, vocab: int, device: torch.device):
     """A closure running one forward + backward pass of ``contender``."""
     cell, _, recorded = contender.partition(" ")
     torch.manual_seed(0)
-    model = CharModel(VOCAB, cell, width, EMBED).to(device)
-    tokens = torch.randint(0, VOCAB, (BATCH, SEQ + 1), device=device)
+    model = CharModel(vocab, cell, width, EMBED).to(device)
+    tokens = torch.randint(0, vocab, (BATCH, SEQ + 1), device=device)
     # the reference loop in place of the fast path, for this contender only
     layer = mock.patch.object(cells, "gru_layer", cells.gru_layer_scan) if recorded else None
 
@@ -61,17 +72,17 @@ def make_step(contender: str, width: int, device: torch.device):
         finally:
             if layer:
                 layer.stop()
-        nn.functional.cross_entropy(logits.reshape(-1, VOCAB), tokens[:, 1:].reshape(-1)).backward()
+        nn.functional.cross_entropy(logits.reshape(-1, vocab), tokens[:, 1:].reshape(-1)).backward()
 
     return step
 
 
 def benchmark_cells(
-    width=381, device="cpu", repeats=5, contenders=CONTENDERS
+    width: int, vocab: int, device="cpu", repeats=5, contenders=CONTENDERS
 ) -> dict[str, tuple[float, float]]:
     """Median (wall, CPU) seconds per forward + backward step of each contender."""
     dev = torch.device(device)
-    steps = {name: make_step(name, width, dev) for name in contenders}
+    steps = {name: make_step(name, width, vocab, dev) for name in contenders}
     for step in steps.values():
         step()  # warm-up
     samples = {name: [] for name in contenders}
@@ -90,19 +101,24 @@ def benchmark_cells(
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def main(argv: list[str] | None = None, prog: str | None = None) -> None:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n")[0])
     parser.add_argument("--threads", type=int, default=None, help="torch threads (CPU)")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--device", default="cpu", help="cpu | cuda")
-    parser.add_argument("--width", type=int, default=381)
-    args = parser.parse_args()
+    parser.add_argument("--vocab", type=int, default=None, help="V (default: the corpus's; bench/README.md)")
+    parser.add_argument("--width", type=int, default=None, help="default: the budget-matched GRU's on V")
+    args = parser.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
-    medians = benchmark_cells(args.width, args.device, args.repeats)
+    found = given_or_found(args.vocab)
+    args.vocab, source = found.size, found.source
+    if args.width is None:
+        args.width = budget_width("gru", args.vocab)
+    medians = benchmark_cells(args.width, args.vocab, args.device, args.repeats)
     print(
-        f"device {args.device}, threads {torch.get_num_threads()}, width {args.width}, "
-        f"batch {BATCH} x {SEQ}, {args.repeats} interleaved rounds, medians"
+        f"device {args.device}, threads {torch.get_num_threads()}, width {args.width}, V {args.vocab} "
+        f"({source}), batch {BATCH} x {SEQ}, {args.repeats} interleaved rounds, medians"
     )
     wall0, cpu0 = medians["gru"]
     print(f"{'contender':<22} {'wall ms':>8} {'CPU ms':>8} {'x nn.GRU (wall)':>16} {'(CPU)':>6}")

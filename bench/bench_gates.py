@@ -1,7 +1,9 @@
 """Benchmark gate extraction (run on demand; prints a table).
 
-A width-325 LSTM character model (V = 84, embedding 128, PyTorch default
-initialisation) over a 32 x 128 probe set of random characters, three ways:
+An LSTM character model at the grid's reference width (325; ``grid.reference_width``
+of ``config/config.yaml``) on the corpus's vocabulary (V = 84 for the default
+corpus; :mod:`bench.grid`), embedding 128, PyTorch default initialisation, over
+a 32 x 128 probe set of random characters, three ways:
 
 - ``module forward``: one pass of ``nn.LSTM`` over the embedded probe set;
 - ``extract_gates``: :func:`gatedrnn.analysis.gates.extract_gates` (that forward pass,
@@ -15,10 +17,18 @@ initialisation) over a 32 x 128 probe set of random characters, three ways:
 Each is timed ``--repeats`` times after one warm-up; the table gives the median
 and the ratio to the module's forward pass.
 
-    PYTHONPATH=src python bench/bench_gates.py [--threads 1] [--repeats 7] [--device cpu]
+    PYTHONPATH=src python -m bench gates [--threads 1] [--repeats 7] [--device cpu] [--width H] [--vocab V]
+
+(or ``PYTHONPATH=src python bench/bench_gates.py ...``, the same).
 """
 
 from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+if not __package__:  # run as a file (python bench/bench_gates.py): import `bench` from the repository
+    sys.path[0] = str(Path(__file__).resolve().parents[1])
 
 import argparse
 import statistics
@@ -27,10 +37,12 @@ import time
 import numpy as np
 import torch
 
+from bench.grid import given_or_found, reference_width
 from gatedrnn.analysis.gates import extract_gates, manual_step_check
 from gatedrnn.core.model import CharModel
+from gatedrnn.train.loop import TrainConfig
 
-VOCAB, EMBED, WIDTH, LINES, LENGTH = 84, 128, 325, 32, 128
+EMBED, LINES, LENGTH = TrainConfig().embed_dim, 32, 128
 
 
 def step_loop_gates(model: CharModel, tokens: torch.Tensor) -> dict[str, np.ndarray]:
@@ -74,18 +86,22 @@ def median_seconds(fn, repeats: int, device: torch.device) -> float:
     return statistics.median(times)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None, prog: str | None = None) -> None:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--device", default="cpu")
-    args = parser.parse_args()
+    parser.add_argument("--vocab", type=int, default=None, help="V (default: the corpus's; bench/README.md)")
+    parser.add_argument("--width", type=int, default=None, help="default: the grid's reference width")
+    args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     device = torch.device(args.device)
+    found = given_or_found(args.vocab)
+    vocab, width = found.size, args.width or reference_width()
 
     torch.manual_seed(0)
-    model = CharModel(VOCAB, "lstm", WIDTH, embed_dim=EMBED).to(device).eval()
-    tokens = torch.randint(0, VOCAB, (LINES, LENGTH), generator=torch.Generator().manual_seed(1))
+    model = CharModel(vocab, "lstm", width, embed_dim=EMBED).to(device).eval()
+    tokens = torch.randint(0, vocab, (LINES, LENGTH), generator=torch.Generator().manual_seed(1))
     tokens = tokens.to(device)
 
     batched, looped = extract_gates(model, tokens), step_loop_gates(model, tokens)
@@ -100,7 +116,7 @@ def main() -> None:
     forward = timings["module forward"]
     timings["step loop + forward"] = timings["python step loop"] + forward
     print(
-        f"LSTM width {WIDTH}, V {VOCAB}, embed {EMBED}, probe {LINES} x {LENGTH}; "
+        f"LSTM width {width}, V {vocab} ({found.source}), embed {EMBED}, probe {LINES} x {LENGTH}; "
         f"device {device}, {args.threads} thread(s), median of {args.repeats}"
     )
     print(f"{'method':<20} {'ms':>9} {'x forward':>10}")

@@ -15,14 +15,12 @@ so a run killed at any point and resumed ends with the same bytes.
 
 from __future__ import annotations
 
-import ctypes
 import hashlib
 import json
 import math
 import os
 import platform
 import re
-import sys
 import time
 import warnings
 import zipfile
@@ -99,36 +97,6 @@ def set_determinism(device: torch.device) -> None:
         torch.backends.cudnn.deterministic = True
         torch.backends.cudnn.benchmark = False
         torch.use_deterministic_algorithms(True)
-
-
-def retain_freed_memory() -> bool:
-    """Keep freed memory in the process (glibc malloc) rather than handing it back to the OS.
-
-    A CPU step allocates and frees tens of MB of temporaries each time; the LSTM's oneDNN
-    workspace is larger than glibc's largest dynamic mmap threshold (32 MB), so by default
-    it is a fresh mmap every step whose pages the kernel zeroes and faults in again (about
-    12,000 page faults, some 10 % of an LSTM step's CPU time). Served from a heap that is
-    never trimmed, they cost nothing (for ~30 MB more peak memory).
-
-    NOT used by the training job: with it, where a buffer lands depends on the
-    process's allocation history, CPU kernels take alignment-dependent paths, and a
-    width-325 LSTM resumed from a checkpoint no longer ends bit-identical to an
-    uninterrupted run (tests/test_train.py::test_resume_is_bit_identical_at_full_size).
-    Kept for the benchmarks (``python -m gatedrnn.bench``) that measure what it would
-    buy. False where not glibc.
-    """
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        mallopt = ctypes.CDLL("libc.so.6").mallopt
-    except (OSError, AttributeError):
-        return False
-    m_trim_threshold, m_top_pad, m_mmap_threshold = -1, -2, -3
-    return bool(
-        mallopt(m_mmap_threshold, 1 << 30)
-        and mallopt(m_trim_threshold, 2**31 - 1)
-        and mallopt(m_top_pad, 1 << 28)
-    )
 
 
 def build_model(cell: str, hidden: int, vocab_size: int, seed: int, cfg: TrainConfig) -> CharModel:
