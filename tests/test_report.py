@@ -2,21 +2,22 @@
 `snakemake --report`, opened in headless Chromium, checked after it has rendered.
 
 Snakemake's report is a single-page React app that draws itself from data
-embedded in the file, so the checks run on the rendered page (through the
-DevTools protocol, tests/headless.py), not on the raw HTML. Screenshots go to
+embedded in the file, so the checks run on the rendered page (driven by
+Playwright, on Debian's Chromium), not on the raw HTML. Screenshots go to
 test-artifacts/report.png (the front page) and report_figure.png (a figure).
 """
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from conftest import run_snakemake
-from headless import CHROMIUM, Browser
+from playwright.sync_api import Page, sync_playwright
+
+CHROMIUM = "/usr/bin/chromium"
 
 pytestmark = [
     pytest.mark.workflow,
@@ -34,8 +35,13 @@ CATEGORIES = [
     "D. GRU against LSTM",
     "E. Reach and training dynamics",
 ]
+FAMILY_PREFIXES = {category[:2] for category in CATEGORIES}  # "0.", "A.", ...
 FIGURE_CATEGORY = "B. Gradient reach at initialisation"
 FIGURE = "results/figures/grad_reach_init.png"
+VIEWPORT = {"width": 1600, "height": 1000}
+
+LEDGER_ROWS = "#app .claims-ledger tr.claim"
+IMAGE = '#app img[src^="data:image/png"]'
 
 
 @pytest.fixture(scope="module")
@@ -45,77 +51,97 @@ def report(smoke_run, tmp_path_factory) -> Path:
     return path
 
 
-# JavaScript run in the rendered page.
-LEDGER_ROWS = "document.querySelectorAll('#app .claims-ledger tr.claim')"
-MENU_LABELS = "[...document.querySelectorAll('#app a span')].map(s => s.textContent)"
-FIRST_ROW = """(() => {
-    const row = document.querySelector('#app .claims-ledger tr.claim');
-    const box = row.getBoundingClientRect();
-    return {id: row.dataset.claimId, verdict: row.querySelector('.verdict').innerText,
-            height: box.height, visible: box.top >= 0 && box.top < window.innerHeight};
-})()"""
-ROW_OF = "[...document.querySelectorAll('#app tr')].find(r => r.innerText.includes({path}))"
-IMAGE = """(() => {
-    const img = document.querySelector('#app img[src^="data:image/png"]');
-    if (!img || !img.complete || img.naturalWidth === 0) return null;
-    const box = img.getBoundingClientRect();
-    return {natural: [img.naturalWidth, img.naturalHeight], shown: [box.width, box.height]};
-})()"""
-CAPTION = (
-    "[...document.querySelectorAll('#app p')].map(p => p.innerText).find(t => t.includes('Backs the claims'))"
-)
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium, headless (Playwright's own browser builds are not used)."""
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--disable-dev-shm-usage"])
+        yield browser
+        browser.close()
 
 
-def click_text(browser: Browser, selector: str, text: str) -> None:
-    """Click the first element matching ``selector`` whose text is ``text`` (as a person would)."""
-    found = browser.evaluate(
-        f"""(() => {{
-            const el = [...document.querySelectorAll({json.dumps(selector)})]
-                .find(e => e.textContent.trim() === {json.dumps(text)});
-            if (!el) return false;
-            el.click();
-            return true;
-        }})()"""
-    )
-    assert found, f"no {selector} reading {text!r} on the page"
+@pytest.fixture
+def page_errors() -> list[str]:
+    """The uncaught JavaScript errors of the test's page."""
+    return []
 
 
-def test_report_renders_ledger_categories_and_a_figure(smoke_run, report, artifacts_dir):
+@pytest.fixture
+def page(browser, report, page_errors):
+    """The report, opened and drawn (its ledger rows are in the document)."""
+    page = browser.new_page(viewport=VIEWPORT, device_scale_factor=1)
+    page.on("pageerror", lambda error: page_errors.append(str(error)))
+    page.set_default_timeout(30_000)
+    page.goto(report.as_uri())
+    page.locator(LEDGER_ROWS).first.wait_for(state="attached", timeout=60_000)
+    yield page
+    page.close()
+
+
+def left_menu(page: Page):
+    """The report's left menu (its first navigation block)."""
+    return page.locator("#app nav").first
+
+
+def test_report_renders_ledger_categories_and_a_figure(smoke_run, report, page, page_errors, artifacts_dir):
     started = time.monotonic()
     ledger = pd.read_csv(smoke_run / "results" / "claims.csv")
-    row_of_figure = ROW_OF.format(path=json.dumps(FIGURE))
-    with Browser() as browser:
-        browser.open(report.as_uri())
-        # The app has drawn the front page once the ledger's rows are in the document.
-        assert browser.wait_for(f"{LEDGER_ROWS}.length", timeout=60) == len(ledger)
+    # The app has drawn the front page once the ledger's rows are in the document.
+    rows = page.locator(LEDGER_ROWS)
+    assert rows.count() == len(ledger)
 
-        # The categories a reader browses, the ledger's first.
-        menu = browser.evaluate(MENU_LABELS)
-        assert [label for label in menu if label[:2] in {"0.", "A.", "B.", "C.", "D.", "E."}] == CATEGORIES
+    # The categories a reader browses, the ledger's first.
+    menu = page.locator("#app a span").all_text_contents()
+    assert [label for label in menu if label[:2] in FAMILY_PREFIXES] == CATEGORIES
 
-        # The ledger is what the front page shows first: its summary, then its rows, on screen.
-        summary = browser.evaluate("document.querySelector('#app .claims-ledger .summary').innerText")
-        counts = ledger["verdict"].value_counts()
-        verdicts = ("exact", "within", "direction", "differs", "new")
-        assert summary == f"{len(ledger)} claims: " + ", ".join(f"{counts.get(v, 0)} {v}" for v in verdicts)
-        first = browser.evaluate(FIRST_ROW)
-        assert first["id"] == ledger["id"].iloc[0] and first["verdict"] == ledger["verdict"].iloc[0]
-        assert first["height"] > 0 and first["visible"], first
-        assert browser.evaluate(f"[...{LEDGER_ROWS}].map(r => r.dataset.claimId)") == list(ledger["id"])
-        browser.screenshot(artifacts_dir / "report.png")
+    # The ledger is what the front page shows first: its summary, then its rows, on screen.
+    summary = page.locator("#app .claims-ledger .summary").inner_text()
+    counts = ledger["verdict"].value_counts()
+    verdicts = ("exact", "within", "direction", "differs", "new")
+    assert summary == f"{len(ledger)} claims: " + ", ".join(f"{counts.get(v, 0)} {v}" for v in verdicts)
+    first = rows.first
+    box = first.bounding_box()
+    assert first.get_attribute("data-claim-id") == ledger["id"].iloc[0]
+    assert first.locator(".verdict").inner_text() == ledger["verdict"].iloc[0]
+    assert box["height"] > 0 and 0 <= box["y"] < VIEWPORT["height"], box
+    assert rows.evaluate_all("rows => rows.map(r => r.dataset.claimId)") == list(ledger["id"])
+    page.screenshot(path=artifacts_dir / "report.png")
 
-        # A figure: open its category, press its view button, wait for the image.
-        click_text(browser, "#app a", FIGURE_CATEGORY)
-        browser.wait_for(f"Boolean({row_of_figure})")
-        browser.evaluate(f"{row_of_figure}.querySelector('a').click()")
-        size = browser.wait_for(IMAGE, timeout=30)
-        assert min(size["natural"]) > 100 and min(size["shown"]) > 100, size
-        browser.screenshot(artifacts_dir / "report_figure.png")
+    # A figure: open its category, press its view button, wait for the image.
+    page.locator("#app").get_by_role("link", name=FIGURE_CATEGORY, exact=True).click()
+    row_of_figure = page.locator("#app tr", has_text=FIGURE).first
+    row_of_figure.locator("a").first.click()
+    image = page.locator(IMAGE).first
+    natural = image.evaluate("img => img.decode().then(() => [img.naturalWidth, img.naturalHeight])")
+    shown = image.bounding_box()
+    assert min(natural) > 100 and min(shown["width"], shown["height"]) > 100, (natural, shown)
+    page.screenshot(path=artifacts_dir / "report_figure.png")
 
-        # Its caption says which claims it backs (the result's info button).
-        browser.evaluate(f"{row_of_figure}.querySelectorAll('a')[1].click()")
-        assert "B1.finding" in browser.wait_for(CAPTION)
-        assert not browser.exceptions, browser.exceptions
+    # Its caption says which claims it backs (the result's info button).
+    row_of_figure.locator("a").nth(1).click()
+    caption = page.locator("#app p", has_text="Backs the claims").first
+    assert "B1.finding" in caption.inner_text()
+    assert not page_errors, page_errors
     (artifacts_dir / "report_test.txt").write_text(
         f"report {report} rendered and checked in {time.monotonic() - started:.1f} s\n"
     )
+
+
+def test_report_menu_lists_the_families_and_opens_one(smoke_run, page, page_errors):
+    """The left menu lists the experiment families in the spec's order; clicking one
+    lists its results there (each a file the run made), the family's figure among them."""
+    menu = left_menu(page)
+    links = menu.get_by_role("link").all_inner_texts()
+    assert [label for label in links if label[:2] in FAMILY_PREFIXES] == CATEGORIES
+    for family in CATEGORIES:
+        assert menu.get_by_role("link", name=family, exact=True).is_visible(), family
+
+    menu.get_by_role("link", name=FIGURE_CATEGORY, exact=True).click()
+    files = menu.locator("table tbody tr td:first-child")
+    files.first.wait_for()
+    assert menu.locator("nav").inner_text().splitlines() == ["Results", FIGURE_CATEGORY]  # breadcrumb
+    listed = [name.strip() for name in files.all_inner_texts()]
+    assert FIGURE in listed, listed
+    assert all((smoke_run / name).is_file() for name in listed), listed
+    assert menu.get_by_role("row").filter(has_text=FIGURE).is_visible()
+    assert not page_errors, page_errors

@@ -1,6 +1,6 @@
 """Running Snakemake in the background, finding and killing its jobs, comparing outputs.
 
-Process lookups read /proc (Linux), as the tests need the pid of one training job:
+Process lookups go through psutil, as the tests need the pid of one training job:
 the python process running a ``*.train.py`` script whose open log file names its model.
 """
 
@@ -15,8 +15,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import psutil
 import yaml
 from conftest import SMOKE_CONFIG, snakemake_cmd
+from snakemake.utils import update_config
 
 from gatedrnn.train.loop import list_checkpoints
 
@@ -33,25 +35,16 @@ COMPARED_ROOTS = ("data", "results")
 # --- configs ----------------------------------------------------------------------
 
 
-def merged(base: dict, overrides: dict) -> dict:
-    """``base`` with ``overrides`` applied the way Snakemake merges config files
-    (dicts recursively, anything else replaced)."""
-    out = copy.deepcopy(base)
-    for key, value in overrides.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = merged(out[key], value)
-        else:
-            out[key] = copy.deepcopy(value)
-    return out
-
-
 def smoke_config() -> dict:
     return yaml.safe_load(SMOKE_CONFIG.read_text())
 
 
 def write_config(path: Path, overrides: dict | None = None, config: dict | None = None) -> Path:
-    """A complete config file: the smoke config (or ``config``) with ``overrides``."""
-    path.write_text(yaml.safe_dump(merged(config if config is not None else smoke_config(), overrides or {})))
+    """A complete config file: the smoke config (or ``config``) with ``overrides`` merged
+    in as Snakemake merges config files (dicts recursively, anything else replaced)."""
+    config = copy.deepcopy(config if config is not None else smoke_config())
+    update_config(config, copy.deepcopy(overrides or {}))  # in place
+    path.write_text(yaml.safe_dump(config))
     return path
 
 
@@ -88,21 +81,9 @@ def finish(proc: subprocess.Popen, timeout: float = 600) -> tuple[int, str]:
     return proc.returncode, Path(proc.output_file.name).read_text()  # type: ignore[attr-defined]
 
 
-def _ppid(pid: int) -> int | None:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return int(stat.rsplit(")", 1)[1].split()[1])
-
-
 def descendants(root: int) -> list[int]:
-    parents = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            parent = _ppid(int(entry))
-            if parent is not None:
-                parents[int(entry)] = parent
+    """The processes below ``root``, generation by generation, each in pid order."""
+    parents = {proc.pid: proc.info["ppid"] for proc in psutil.process_iter(["ppid"])}
     found, frontier = [], {root}
     while frontier:
         children = {pid for pid, parent in parents.items() if parent in frontier}
@@ -112,14 +93,16 @@ def descendants(root: int) -> list[int]:
 
 
 def process_group_alive(pgid: int) -> bool:
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if fields[0] != "Z" and int(fields[3]) == pgid:
+    """Whether a live (not zombie) process remains in the session ``pgid``: start_snakemake
+    makes a new session, whose id is also its process group's."""
+    for proc in psutil.process_iter(["status"]):
+        if proc.info["status"] == psutil.STATUS_ZOMBIE:
+            continue
+        try:
+            if os.getsid(proc.pid) == pgid:
                 return True
+        except OSError:
+            continue
     return False
 
 
@@ -129,19 +112,15 @@ def train_jobs(root: int) -> dict[str, int]:
     jobs = {}
     for pid in descendants(root):
         try:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-            if b".train.py" not in cmdline:
+            proc = psutil.Process(pid)
+            if not any(".train.py" in arg for arg in proc.cmdline()):
                 continue
-            fds = os.listdir(f"/proc/{pid}/fd")
-        except OSError:
+            paths = [f.path for f in proc.open_files()]
+        except psutil.Error:
             continue
-        for fd in fds:
-            try:
-                target = os.readlink(f"/proc/{pid}/fd/{fd}")
-            except OSError:
-                continue
-            if "/results/logs/train/" in target and target.endswith(".log"):
-                jobs[Path(target).stem] = pid
+        for path in paths:
+            if "/results/logs/train/" in path and path.endswith(".log"):
+                jobs[Path(path).stem] = pid
     return jobs
 
 
