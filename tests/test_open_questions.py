@@ -18,16 +18,12 @@ from torch import nn
 from gatedrnn.core.cells import GRUVariant, gru_layer, gru_layer_scan, pinned_reset_logits, windows_loss
 from gatedrnn.core.model import CharModel, count_parameters, model_parameters
 from gatedrnn.io.synthetic import COPY_KEYS, copy_task, copy_task_loss_bounds, recall_positions
-from gatedrnn.questions.answers import (
-    cho_vs_pytorch_table,
-    copy_recall,
-    longer_training_table,
-    open_questions_report,
-    recall_mask,
-    reset_gate_table,
-    split_by_width_table,
-    trained_noreset_row,
-)
+from gatedrnn.questions.cho_gru import cho_vs_pytorch_table
+from gatedrnn.questions.long_memory import copy_recall, recall_mask
+from gatedrnn.questions.longer_training import longer_training_table
+from gatedrnn.questions.report import open_questions_report
+from gatedrnn.questions.reset_gate import reset_gate_table, trained_noreset_row
+from gatedrnn.questions.split_by_width import split_by_width_table
 
 # ------------------------------------------------------------ numpy references
 

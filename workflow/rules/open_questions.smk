@@ -1,5 +1,5 @@
 # Beyond the study (section G): the questions it left open, one table each
-# (gatedrnn.questions.answers). Every answer has a switch under `open_questions`;
+# (gatedrnn.questions: one module per question). Every answer has a switch under `open_questions`;
 # switched off, neither its table nor the models only it needs are part of
 # `rule all`. Models go through the one `train` rule: new cells (gru_noreset,
 # cho_gru), other widths, and regimes (steps_x4, two_layers, long_memory...).

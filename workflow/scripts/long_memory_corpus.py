@@ -1,6 +1,6 @@
-"""Rule long_memory_corpus (gatedrnn.questions.answers.write_copy_task_corpus)."""
+"""Rule long_memory_corpus (gatedrnn.io.synthetic.write_copy_task_corpus)."""
 
-from gatedrnn.questions.answers import write_copy_task_corpus
+from gatedrnn.io.synthetic import write_copy_task_corpus
 from gatedrnn.scripting import run_logged
 
 

@@ -1,18 +1,9 @@
-"""Rule open_questions_report (gatedrnn.questions.answers.open_questions_report)."""
+"""Rule open_questions_report (gatedrnn.questions.report)."""
 
-from pathlib import Path
-
-import pandas as pd
-
-from gatedrnn.questions.answers import open_questions_report
+from gatedrnn.questions.report import write_open_questions_report
 from gatedrnn.scripting import run_logged
 
-
-def main(log):
-    tables = {Path(path).stem: pd.read_csv(path) for path in snakemake.input.tables}
-    text = open_questions_report(tables)
-    Path(snakemake.output[0]).write_text(text)
-    log(text)
-
-
-run_logged(snakemake.log[0], main)
+run_logged(
+    snakemake.log[0],
+    lambda log: write_open_questions_report(snakemake.input.tables, snakemake.output[0], log),
+)

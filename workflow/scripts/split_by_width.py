@@ -1,17 +1,9 @@
-"""Rule split_by_width (gatedrnn.questions.answers.split_by_width_table)."""
+"""Rule split_by_width (gatedrnn.questions.split_by_width)."""
 
-import json
-from pathlib import Path
-
-from gatedrnn.questions.answers import split_by_width_table
+from gatedrnn.questions.split_by_width import write_split_by_width_table
 from gatedrnn.scripting import run_logged
 
-
-def main(log):
-    summaries = [json.loads(Path(path).read_text()) for path in snakemake.input.summaries]
-    table = split_by_width_table(summaries)
-    table.to_csv(snakemake.output[0], index=False)
-    log(table.to_string(index=False))
-
-
-run_logged(snakemake.log[0], main)
+run_logged(
+    snakemake.log[0],
+    lambda log: write_split_by_width_table(snakemake.input.summaries, snakemake.output[0], log),
+)

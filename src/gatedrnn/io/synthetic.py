@@ -3,11 +3,17 @@
 ``synthetic_prose`` writes play-like lines: a speaker's name in capitals, then
 sentences drawn from a small fixed lexicon by a seeded generator. It has the
 shape of the real corpus (names, punctuation, blank lines, newlines) at any size.
+``copy_task`` writes a long-memory task (a key repeated ``distance`` characters
+later) and ``write_copy_task_corpus`` stores it with its provenance record.
 """
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
+
+from gatedrnn.io.files import atomic_write_bytes, sha256_bytes
 
 SPEAKERS = ("HAMLET", "OPHELIA", "KING", "QUEEN", "HORATIO", "LAERTES", "FOOL")
 WORDS = (
@@ -105,3 +111,30 @@ def copy_task_loss_bounds(distance: int, keys: int = 8, fillers: int = 4) -> dic
         "no_key_memory": float((filler + 2 * np.log(keys)) / length),
         "recall_chance": float(np.log(keys)),
     }
+
+
+def write_copy_task_corpus(
+    text_path, provenance_path, chars: int, distance: int, seed: int, keys: int, fillers: int
+) -> dict:
+    """Write :func:`copy_task` text and a provenance record shaped like
+    :func:`gatedrnn.io.corpus.build_corpus`'s (``corpus_sha256``, ``vocab_size``, ...)."""
+    text = copy_task(chars, distance, seed, keys, fillers)
+    encoded = text.encode("utf-8")
+    provenance = {
+        "source": "copy_task",
+        "chars_requested": chars,
+        "distance": distance,
+        "keys": keys,
+        "fillers": fillers,
+        "seed": seed,
+        "loss_bounds": copy_task_loss_bounds(distance, keys, fillers),
+        "members": [],
+        "corpus_sha256": sha256_bytes(encoded),
+        "bytes": len(encoded),
+        "characters": len(text),
+        "vocabulary": "".join(sorted(set(text))),
+        "vocab_size": len(set(text)),
+    }
+    atomic_write_bytes(text_path, encoded)
+    atomic_write_bytes(provenance_path, (json.dumps(provenance, indent=2, sort_keys=True) + "\n").encode())
+    return provenance

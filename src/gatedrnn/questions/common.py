@@ -1,0 +1,109 @@
+"""Helpers shared by the open questions: median rows, the kept fraction's
+statistics, number formatting for the sentences, and reading/writing tables.
+
+Losses are nats/char; ``loss_difference`` is always "the variant minus its
+reference", so a positive number means the variant is worse.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from gatedrnn.analysis.stats import coupling_stats, gate_summary, unit_gate_summary
+from gatedrnn.core.conventions import KEEP_GATE, KEEP_GATE_NAME
+
+MEDIAN = "median"
+
+Log = Callable[[str], None]
+
+
+# ------------------------------------------------------------------ tables
+
+
+def median_rows(rows: list[dict], group_keys: tuple[str, ...], value_keys: tuple[str, ...]) -> list[dict]:
+    """One ``seed = "median"`` row per group: the median over seeds of every value."""
+    frame = pd.DataFrame(rows)
+    out = []
+    for _, group in frame.groupby(list(group_keys), sort=False):
+        row = group.iloc[0].to_dict()
+        row["seed"] = MEDIAN
+        for key in value_keys:
+            row[key] = float(group[key].median())
+        out.append(row)
+    return out
+
+
+def keep_gate_stats(cell: str, gates: dict[str, np.ndarray], long_half_life: float) -> dict:
+    """The kept fraction's statistics (LSTM f, GRU z), coupling (LSTM) and reset mean (GRU)."""
+    if cell not in KEEP_GATE:
+        raise ValueError(f"a {cell} has no gate that keeps the state")
+    keep = gates[KEEP_GATE[cell]]
+    units = unit_gate_summary(keep, long_half_life)
+    row = {
+        "keep_gate": KEEP_GATE_NAME[cell],
+        "keep_gate_mean": gate_summary(keep)["mean"],
+        "units": units["units"],
+        "unit_mean_min": units["mean_min"],
+        "unit_mean_median": units["mean_median"],
+        "unit_mean_max": units["mean_max"],
+        "half_life_min": units["half_life_min"],
+        "half_life_median": units["half_life_median"],
+        "half_life_max": units["half_life_max"],
+        "units_half_life_ge_long": units[f"units_half_life_ge_{long_half_life:g}"],
+        "input_or_reset_mean": float(np.mean(gates["i" if cell == "lstm" else "r"])),
+        "coupling_corr": float("nan"),
+        "mean_i_plus_f": float("nan"),
+    }
+    if cell == "lstm":
+        coupling = coupling_stats(gates["i"], gates["f"])
+        row["coupling_corr"] = coupling["corr_all"]
+        row["mean_i_plus_f"] = coupling["mean_i_plus_f"]
+    return row
+
+
+# ------------------------------------------------------------------ files
+
+
+def read_summaries(paths: Iterable) -> list[dict]:
+    """The ``summary.json`` of each path, in order."""
+    return [json.loads(Path(path).read_text()) for path in paths]
+
+
+def write_table(table: pd.DataFrame, path, log: Log | None = None) -> None:
+    """``table`` as CSV at ``path`` (no index), and as text in the log."""
+    table.to_csv(path, index=False)
+    if log is not None:
+        log(table.to_string(index=False))
+
+
+# ------------------------------------------------------------------ sentences
+
+
+def _missing(value) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def fmt(value, digits: int = 4) -> str:
+    """``value`` with ``digits`` decimals, ``n/a`` when missing."""
+    return "n/a" if _missing(value) else f"{value:.{digits}f}"
+
+
+def signed(value, digits: int = 4) -> str:
+    """``value`` with its sign and ``digits`` decimals, ``n/a`` when missing."""
+    return "n/a" if _missing(value) else f"{value:+.{digits}f}"
+
+
+def pct(value) -> str:
+    """A fraction as a whole percentage (``0.25`` -> ``25 %``), ``n/a`` when missing."""
+    return "n/a" if _missing(value) else f"{100 * value:.0f} %"
+
+
+def seeds_in(frame: pd.DataFrame) -> int:
+    """How many seeds a table's rows hold (the median rows left out)."""
+    return int(frame.loc[frame["seed"].astype(str) != MEDIAN, "seed"].nunique())
