@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -41,3 +42,29 @@ def test_snakemake_lint_is_clean_on_the_default_config():
     output = proc.stdout + proc.stderr
     assert proc.returncode == 0, output
     assert "Congratulations, your workflow is in a good condition!" in output, output
+
+
+def test_the_package_layers_import_only_downward():
+    """import-linter's contracts in pyproject.toml: core < io < train < analysis < tables
+    < (claims | questions) < report < the workflow's tools, and no science module
+    imports Snakemake or the benchmarks."""
+    env_path = f"{REPO / 'src'}"
+    proc = subprocess.run(
+        [tool("lint-imports")],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": env_path},
+    )
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    assert "0 broken" in proc.stdout, proc.stdout[-4000:]
+
+
+def test_no_module_of_the_package_is_over_400_lines():
+    long = {
+        str(path.relative_to(REPO)): n
+        for path in (REPO / "src").rglob("*.py")
+        if (n := len(path.read_text().splitlines())) > 400
+    }
+    assert not long, f"split these modules by concern: {long}"
