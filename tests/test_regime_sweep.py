@@ -14,7 +14,7 @@ import yaml
 from conftest import DEFAULT_CONFIG, REPO, SMOKE_CONFIG, run_snakemake
 
 from gatedrnn.analysis.gates import ProbeGates
-from gatedrnn.claims.ledger import (
+from gatedrnn.claims import (
     Claim,
     ClaimError,
     build_ledger,

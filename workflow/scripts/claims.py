@@ -1,11 +1,11 @@
-"""Rule claims (gatedrnn.claims.ledger): the ledger from config/published.yaml, the enabled questions'
+"""Rule claims (gatedrnn.claims): the ledger from config/published.yaml, the enabled questions'
 new findings (config/new_findings.yaml) and the tables."""
 
 from pathlib import Path
 
 import pandas as pd
 
-from gatedrnn.claims.ledger import (
+from gatedrnn.claims import (
     build_ledger,
     check_questions,
     claim_tables,

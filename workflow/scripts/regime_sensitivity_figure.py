@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from gatedrnn.claims.ledger import load_claims
+from gatedrnn.claims import load_claims
 from gatedrnn.report.regimes import plot_regime_sensitivity, published_marks
 from gatedrnn.scripting import run_logged
 

@@ -1,0 +1,87 @@
+"""Reading the cells a :class:`~gatedrnn.claims.spec.Selector` names out of a table
+(``where``, ``column`` pattern, ``at_max``, ``agg``, ``nan_as``; see
+``docs/claims-language.md``)."""
+
+from __future__ import annotations
+
+import fnmatch
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from gatedrnn.claims.spec import ClaimError, NoMatch, Selector
+
+
+def _matches(series: pd.Series, value) -> pd.Series:
+    """Rows of ``series`` equal to ``value`` (numerically for numbers, else as text)."""
+    if isinstance(value, list):
+        mask = pd.Series(False, index=series.index)
+        for v in value:
+            mask |= _matches(series, v)
+        return mask
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if pd.api.types.is_numeric_dtype(series):
+            return series == value
+    return series.astype(str) == str(value)
+
+
+def _number_or_text(value):
+    """A cell as a float where it is numeric, else as a string."""
+    if isinstance(value, (bool, np.bool_)):
+        return str(value)
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return float(value)
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def read(selector: Selector, frame: pd.DataFrame):
+    """The selected value (float, or str for a text cell); raises NoMatch if no row."""
+    s = selector
+    columns = [c for c in frame.columns if fnmatch.fnmatchcase(str(c), s.column)]
+    if not columns:  # e.g. seed_2 under a config with two seeds
+        raise NoMatch(f"{s.table} has no column {s.column!r}")
+    mask = pd.Series(True, index=frame.index)
+    for key, value in s.where.items():
+        if key not in frame.columns:
+            raise ClaimError(f"{s.table} has no column {key!r} to select on; it has {list(frame.columns)}")
+        mask &= _matches(frame[key], value)
+    rows = frame[mask]
+    if s.at_max is not None and len(rows):
+        if s.at_max not in frame.columns:
+            raise ClaimError(f"{s.table} has no column {s.at_max!r} (at_max)")
+        rows = rows[rows[s.at_max] == rows[s.at_max].max()]
+    values = [_number_or_text(v) for v in rows[columns].to_numpy().ravel()]
+    if not values:
+        raise NoMatch(f"no row of {s.table} where {s.describe() or 'any'}")
+    if s.nan_as is not None:
+        values = [s.nan_as if isinstance(v, float) and math.isnan(v) else v for v in values]
+    if s.agg is None:
+        if len(values) != 1:
+            raise ClaimError(
+                f"{s.table} [{s.describe()}] column {s.column!r} selects {len(values)} "
+                "cells; narrow `where` or give `agg`"
+            )
+        return values[0]
+    if s.agg == "unique":
+        distinct = set(values)
+        if len(distinct) != 1 and not all(isinstance(v, float) and math.isnan(v) for v in values):
+            raise ClaimError(f"{s.table} [{s.describe()}] is not unique: {sorted(map(str, distinct))}")
+        return values[0]
+    numbers = np.asarray(values, dtype=np.float64)
+    return float(getattr(np, s.agg)(numbers))  # min, max, mean or median
+
+
+def absent_columns(selector: Selector, frame: pd.DataFrame) -> list[str]:
+    """The columns ``selector`` names (``column``, ``where`` keys, ``at_max``) that ``frame`` lacks."""
+    wanted = [selector.column, *selector.where, *([selector.at_max] if selector.at_max else [])]
+    return [c for c in wanted if not any(fnmatch.fnmatchcase(str(t), c) for t in frame.columns)]
+
+
+def read_tables(paths, base: str | Path = ".") -> dict[str, pd.DataFrame]:
+    """The CSV tables, keyed by the path the claims name them by."""
+    return {path: pd.read_csv(Path(base) / path) for path in paths}

@@ -1,0 +1,349 @@
+"""The claims language: an entry of ``config/published.yaml`` (or ``new_findings.yaml``)
+as a :class:`Claim`, with its :class:`Selector` and :class:`Comparison`.
+
+The language is specified for users in ``docs/claims-language.md``. This module
+parses and checks entries; :mod:`.select` reads the cells they name and
+:mod:`.judge` applies their rules. Nothing here knows a published value.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+VERDICTS = ("exact", "within", "direction", "differs", "new")
+RULES = ("exact", "within", "direction", "new")
+COMPARISONS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+AGGREGATES = ("min", "max", "mean", "median", "unique")
+TOLERANCE_KEYS = {
+    "exact": {"sig_digits", "rel", "abs"},
+    "within": {"abs", "rel", "factor", "range"},
+}
+SELECTOR_KEYS = {"table", "where", "column", "agg", "at_max", "nan_as"}
+ENTRY_KEYS = {"id", "experiment", "description", "published", "source", "rule", "tolerance", "compare"}
+ENTRY_KEYS |= SELECTOR_KEYS | {"across_regimes", "question"}
+# What an `across_regimes` view may set: where the claim's quantity is read in the
+# regime-sensitivity table, and (rarely) a rule of its own.
+VIEW_KEYS = SELECTOR_KEYS | {"compare", "rule", "tolerance"}
+# The column of the regime-sensitivity table that names each row's regime.
+REGIME_COLUMN = "regime"
+SOURCES = ("spec", "formula")
+
+
+class ClaimError(ValueError):
+    """``published.yaml`` is malformed, or names something the tables do not have."""
+
+
+class NoMatch(LookupError):
+    """A selector matched no row (the claim then ``differs``)."""
+
+
+def format_value(value, digits: int = 4) -> str:
+    """A value for the ledger: numbers to ``digits`` significant digits."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return ""
+    value = float(value)
+    if math.isnan(value) or math.isinf(value):
+        return str(value)
+    if value == int(value) and abs(value) < 1e9:
+        return str(int(value))
+    return f"{value:.{digits}g}"
+
+
+def _fill(value, names: Mapping[str, str], where: str):
+    """Fill ``{name}`` placeholders of a string (lists element-wise); others unchanged."""
+    if isinstance(value, list):
+        return [_fill(v, names, where) for v in value]
+    if not isinstance(value, str):
+        return value
+    try:
+        return value.format_map(names)
+    except KeyError as err:
+        raise ClaimError(f"{where}: unknown placeholder {err} in {value!r}; known: {sorted(names)}") from None
+
+
+# --------------------------------------------------------------------------- selectors
+
+
+@dataclass(frozen=True)
+class Selector:
+    """Cells of one table: rows by ``where`` (and ``at_max``), ``column``, ``agg``
+    (read by :func:`gatedrnn.claims.select.read`)."""
+
+    table: str
+    column: str
+    where: Mapping = field(default_factory=dict)
+    agg: str | None = None
+    at_max: str | None = None
+    nan_as: float | None = None
+
+    @classmethod
+    def from_dict(cls, data: Mapping, default_table: str | None = None, where_from: str = "") -> Selector:
+        unknown = set(data) - SELECTOR_KEYS
+        if unknown:
+            raise ClaimError(f"{where_from}: unknown selector keys {sorted(unknown)}")
+        table = data.get("table", default_table)
+        if not table or "column" not in data:
+            raise ClaimError(f"{where_from}: a selector needs `table` and `column`")
+        agg = data.get("agg")
+        if agg is not None and agg not in AGGREGATES:
+            raise ClaimError(f"{where_from}: agg must be one of {AGGREGATES}, not {agg!r}")
+        where = data.get("where") or {}
+        if not isinstance(where, Mapping):
+            raise ClaimError(f"{where_from}: `where` must be a mapping of column to value")
+        nan_as = data.get("nan_as")
+        return cls(
+            table=str(table),
+            column=str(data["column"]),
+            where=dict(where),
+            agg=agg,
+            at_max=data.get("at_max"),
+            nan_as=None if nan_as is None else float(nan_as),
+        )
+
+    def fill(self, names: Mapping[str, str], where_from: str = "") -> Selector:
+        """The selector with ``{placeholders}`` of its ``where`` values filled in."""
+        where = {key: _fill(value, names, where_from) for key, value in self.where.items()}
+        return Selector(self.table, self.column, where, self.agg, self.at_max, self.nan_as)
+
+    def restricted(self, extra: Mapping) -> Selector:
+        """The selector on the rows that also match ``extra`` (its keys win)."""
+        return Selector(self.table, self.column, {**self.where, **extra}, self.agg, self.at_max, self.nan_as)
+
+    def describe(self) -> str:
+        """``model=lstm_w325, seed=0`` (plus ``last step``, ``median`` ...)."""
+        parts = [
+            f"{key}={'|'.join(map(str, v)) if isinstance(v, list) else v}" for key, v in self.where.items()
+        ]
+        if self.at_max:
+            parts.append(f"max {self.at_max}")
+        if self.agg:
+            parts.append(f"{self.agg} of {self.column}")
+        return ", ".join(parts)
+
+
+def _with_where(side: Mapping, default_where: Mapping | None) -> Mapping:
+    """A compare side's ``where`` starts from its claim's (the side's keys win)."""
+    if not default_where:
+        return side
+    return {**side, "where": {**default_where, **(side.get("where") or {})}}
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """``left op scale * right`` (or ``left between scale * [lo, hi]``; evaluated by
+    :func:`gatedrnn.claims.judge.evaluate`)."""
+
+    left: Selector
+    op: str
+    right: tuple  # one or two (Selector | float)
+    scale: float = 1.0
+
+    @classmethod
+    def from_dict(
+        cls, data: Mapping, default_table: str | None, where_from: str, default_where: Mapping | None = None
+    ) -> Comparison:
+        unknown = set(data) - {"left", "op", "right", "scale"}
+        if unknown:
+            raise ClaimError(f"{where_from}: unknown compare keys {sorted(unknown)}")
+        op = data.get("op")
+        if op not in COMPARISONS and op != "between":
+            raise ClaimError(
+                f"{where_from}: compare op must be one of {[*COMPARISONS, 'between']}, not {op!r}"
+            )
+        if "left" not in data or "right" not in data:
+            raise ClaimError(f"{where_from}: compare needs `left` and `right`")
+        right = data["right"]
+        if op == "between":
+            if not isinstance(right, list) or len(right) != 2:
+                raise ClaimError(f"{where_from}: `between` needs right: [lo, hi]")
+            sides = tuple(right)
+        else:
+            sides = (right,)
+
+        def side(value):
+            if isinstance(value, Mapping):
+                return Selector.from_dict(_with_where(value, default_where), default_table, where_from)
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                return float(value)
+            raise ClaimError(f"{where_from}: a compare side is a selector or a number, not {value!r}")
+
+        return cls(
+            left=Selector.from_dict(_with_where(data["left"], default_where), default_table, where_from),
+            op=op,
+            right=tuple(side(v) for v in sides),
+            scale=float(data.get("scale", 1.0)),
+        )
+
+    def fill(self, names: Mapping[str, str], where_from: str) -> Comparison:
+        right = tuple(v.fill(names, where_from) if isinstance(v, Selector) else v for v in self.right)
+        return Comparison(self.left.fill(names, where_from), self.op, right, self.scale)
+
+    def selectors(self) -> list[Selector]:
+        return [self.left, *(v for v in self.right if isinstance(v, Selector))]
+
+    def restricted(self, extra: Mapping) -> Comparison:
+        right = tuple(v.restricted(extra) if isinstance(v, Selector) else v for v in self.right)
+        return Comparison(self.left.restricted(extra), self.op, right, self.scale)
+
+    def _scaled(self, text: str) -> str:
+        return text if self.scale == 1.0 else f"{format_value(self.scale)} x {text}"
+
+    def describe(self) -> str:
+        def side(value):
+            if isinstance(value, Selector):
+                return f"{value.column} [{value.describe()}]"
+            return format_value(value)
+
+        if self.op == "between":
+            return f"{side(self.left)} between {self._scaled(side(self.right[0]))} and " + self._scaled(
+                side(self.right[1])
+            )
+        return f"{side(self.left)} {self.op} {self._scaled(side(self.right[0]))}"
+
+
+# --------------------------------------------------------------------------- claims
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One published number (or finding) and how to judge its reproduction."""
+
+    id: str
+    experiment: str
+    description: str
+    published: object
+    rule: str
+    source: str = "spec"
+    tolerance: Mapping = field(default_factory=dict)
+    selector: Selector | None = None
+    compare: Comparison | None = None
+    # The same claim read from the regime-sensitivity table (one row per cell and
+    # regime); judged once per regime of the sweep (`across_regimes`).
+    regime_view: Claim | None = None
+    # rule `new`: the open question (config `open_questions.<question>`) that answers it
+    question: str | None = None
+
+    @classmethod
+    def from_dict(cls, data: Mapping) -> Claim:
+        cid = data.get("id", "<no id>")
+        unknown = set(data) - ENTRY_KEYS
+        if unknown:
+            raise ClaimError(f"claim {cid}: unknown keys {sorted(unknown)}")
+        for key in ("id", "experiment", "description", "rule"):
+            if key not in data:
+                raise ClaimError(f"claim {cid}: missing `{key}`")
+        rule = data["rule"]
+        if rule not in RULES:
+            raise ClaimError(f"claim {cid}: rule must be one of {RULES}, not {rule!r}")
+        if rule == "new":
+            if "published" in data or "tolerance" in data or "across_regimes" in data:
+                raise ClaimError(
+                    f"claim {cid}: a new finding has no `published` value, `tolerance` or `across_regimes`"
+                )
+            if "column" not in data or "question" not in data:
+                raise ClaimError(f"claim {cid}: a new finding needs `table`, `column` and `question`")
+        elif "published" not in data:
+            raise ClaimError(f"claim {cid}: missing `published`")
+        elif "question" in data:
+            raise ClaimError(f"claim {cid}: only a new finding (rule: new) names a `question`")
+        source = data.get("source", "spec")
+        if source not in SOURCES:
+            raise ClaimError(f"claim {cid}: source must be one of {SOURCES}, not {source!r}")
+        tolerance = dict(data.get("tolerance") or {})
+        selector = None
+        if "column" in data:
+            selector = Selector.from_dict(
+                {k: v for k, v in data.items() if k in SELECTOR_KEYS}, where_from=f"claim {cid}"
+            )
+        compare = None
+        if "compare" in data:
+            compare = Comparison.from_dict(
+                data["compare"], data.get("table"), f"claim {cid}", data.get("where")
+            )
+        if rule in ("exact", "within"):
+            if selector is None:
+                raise ClaimError(f"claim {cid}: an {rule} claim needs `table` and `column`")
+            unknown = set(tolerance) - TOLERANCE_KEYS[rule]
+            if unknown or (rule == "within" and not tolerance):
+                raise ClaimError(
+                    f"claim {cid}: {rule} tolerance keys are {sorted(TOLERANCE_KEYS[rule])}, "
+                    f"got {sorted(tolerance)}"
+                )
+            if rule == "exact" and compare is not None:
+                raise ClaimError(f"claim {cid}: an exact claim takes no `compare`")
+        elif rule == "direction" and compare is None:
+            raise ClaimError(f"claim {cid}: a direction claim needs `compare`")
+        published = data.get("published")
+        if isinstance(published, str):
+            try:  # PyYAML reads 4e-07 (no dot) as text
+                published = float(published)
+            except ValueError:
+                pass
+        if rule == "within" and isinstance(published, str):
+            raise ClaimError(f"claim {cid}: a within claim needs a numeric published value")
+        regime_view = None
+        if "across_regimes" in data:
+            view = data["across_regimes"]
+            if not isinstance(view, Mapping) or set(view) - VIEW_KEYS:
+                raise ClaimError(
+                    f"claim {cid}: across_regimes is a mapping of {sorted(VIEW_KEYS)}, not {view!r}"
+                )
+            base = {
+                k: data[k]
+                for k in ("id", "experiment", "description", "published", "source", "rule")
+                if k in data
+            }
+            if "tolerance" in data and view.get("rule", rule) == rule:
+                base["tolerance"] = data["tolerance"]
+            regime_view = Claim.from_dict({**base, **view})
+        return cls(
+            id=str(data["id"]),
+            experiment=str(data["experiment"]),
+            description=str(data["description"]).strip(),
+            published=published,
+            rule=rule,
+            source=source,
+            tolerance=tolerance,
+            selector=selector,
+            compare=compare,
+            regime_view=regime_view,
+            question=None if data.get("question") is None else str(data["question"]),
+        )
+
+    def fill(self, names: Mapping[str, str]) -> Claim:
+        """The claim with the grid's model names filled into its selectors."""
+        where = f"claim {self.id}"
+        return Claim(
+            self.id,
+            self.experiment,
+            self.description,
+            self.published,
+            self.rule,
+            self.source,
+            self.tolerance,
+            None if self.selector is None else self.selector.fill(names, where),
+            None if self.compare is None else self.compare.fill(names, where),
+            None if self.regime_view is None else self.regime_view.fill(names),
+            self.question,
+        )
+
+    def restricted(self, extra: Mapping) -> Claim:
+        """The claim with every selector restricted to the rows matching ``extra``."""
+        return replace(
+            self,
+            selector=None if self.selector is None else self.selector.restricted(extra),
+            compare=None if self.compare is None else self.compare.restricted(extra),
+        )
+
+    def selectors(self) -> list[Selector]:
+        found = [] if self.selector is None else [self.selector]
+        return found + ([] if self.compare is None else self.compare.selectors())
+
+    def tables(self) -> list[str]:
+        """Every table this claim reads, in first-use order."""
+        return list(dict.fromkeys(s.table for s in self.selectors()))
