@@ -20,18 +20,21 @@ SMOKE_CONFIG = REPO / "config" / "smoke.yaml"
 DEFAULT_CONFIG = REPO / "config" / "config.yaml"
 
 
-def snakemake_cmd(workdir: Path, *args: str, configfile: Path | None = SMOKE_CONFIG) -> list[str]:
-    """The snakemake command line for ``workdir`` (the repo's Snakefile, no profile)."""
-    cmd = [sys.executable, "-m", "snakemake", "-s", str(SNAKEFILE), "--directory", str(workdir)]
+def snakemake_cmd(
+    workdir: Path, *args: str, configfile: Path | None = SMOKE_CONFIG, snakefile: Path = SNAKEFILE
+) -> list[str]:
+    """The snakemake command line for ``workdir`` (the repo's Snakefile unless told, no profile)."""
+    cmd = [sys.executable, "-m", "snakemake", "-s", str(snakefile), "--directory", str(workdir)]
     if configfile is not None:
         cmd += ["--configfile", str(configfile)]
     return cmd + list(args)
 
 
 def run_snakemake(workdir: Path, *args: str, configfile: Path | None = SMOKE_CONFIG, timeout: float = 900,
-                  check: bool = True, env: dict | None = None) -> subprocess.CompletedProcess:  # fmt: skip
+                  check: bool = True, env: dict | None = None,
+                  snakefile: Path = SNAKEFILE) -> subprocess.CompletedProcess:  # fmt: skip
     proc = subprocess.run(
-        snakemake_cmd(workdir, *args, configfile=configfile),
+        snakemake_cmd(workdir, *args, configfile=configfile, snakefile=snakefile),
         capture_output=True,
         text=True,
         timeout=timeout,

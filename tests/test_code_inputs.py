@@ -1,0 +1,110 @@
+"""Code as a declared input, end to end: a real edit of a package module in a copy
+of the workflow, then a dry run over a finished smoke run. Exactly the rules whose
+scripts import the module (and what consumes their outputs) are planned; comment,
+formatting and docstring edits plan nothing (gatedrnn.code_version)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import REPO, run_snakemake
+
+pytestmark = pytest.mark.workflow
+
+# The rules that draw a figure (figure scripts import gatedrnn.report.*).
+FIGURE_RULES = {
+    "grad_reach_init_figure",
+    "highway_figure",
+    "val_loss_curves_figure",
+    "lstm_cell_decay_figure",
+    "gru_vs_lstm_gates_figure",
+    "hidden_perturbation_decay_figure",
+    "forget_bias_sweep_figure",
+    "split_by_width_figure",
+    "longer_training_figure",
+    "regime_sensitivity_figure",
+}
+CLOSED_FORM_RULES = {
+    "highway_table",
+    "forget_bias_init_table",
+    "cell_step_example_table",
+    "param_counts_table",
+    "gru_reset_placement_table",
+}
+
+
+@pytest.fixture
+def workflow_copy(tmp_path, smoke_run):
+    """(a copy of the workflow's code, a copy of a finished smoke run). copytree keeps
+    modification times, so only what a test edits is newer than the run's outputs."""
+    code = tmp_path / "code"
+    for part in ("Snakefile", "workflow", "src", "config", "envs", "profiles"):
+        source = REPO / part
+        if source.is_dir():
+            shutil.copytree(source, code / part, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            code.mkdir(exist_ok=True)
+            shutil.copy2(source, code / part)
+    run = tmp_path / "run"
+    shutil.copytree(smoke_run, run, symlinks=True)
+    return code, run
+
+
+def planned_rules(code: Path, run: Path) -> dict[str, int]:
+    proc = run_snakemake(run, "-n", snakefile=code / "Snakefile", configfile=code / "config/smoke.yaml")
+    text = proc.stdout + proc.stderr
+    if "Nothing to be done" in text:
+        return {}
+    table = text.split("Job stats:")[1].split("total")[0]
+    return {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)\s*$", table, re.M)}
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, f"{old!r} not in {path}"
+    path.write_text(text.replace(old, new, 1))
+
+
+def test_a_finished_run_is_up_to_date_for_an_unedited_copy_of_the_code(workflow_copy):
+    code, run = workflow_copy
+    assert planned_rules(code, run) == {}
+
+
+def test_editing_plotting_code_redraws_figures_and_retrains_nothing(workflow_copy):
+    code, run = workflow_copy
+    edit(code / "src/gatedrnn/report/style.py", "DPI = 150", "DPI = 151")
+    planned = planned_rules(code, run)
+    assert set(planned) - {"all"} == FIGURE_RULES, planned
+
+
+def test_editing_closed_form_code_rebuilds_the_closed_form_tables_only(workflow_copy):
+    code, run = workflow_copy
+    edit(code / "src/gatedrnn/analysis/closed_form.py", "def sigmoid(x):", "def sigmoid(x):\n    x = x + 0")
+    planned = set(planned_rules(code, run)) - {"all"}
+    assert CLOSED_FORM_RULES <= planned, planned
+    # and what reads their tables: the highway figure and the claims ledger
+    assert planned - CLOSED_FORM_RULES <= {"highway_figure", "claims"}, planned
+    assert "train" not in planned and "gates" not in planned
+
+
+@pytest.mark.parametrize("module", ["src/gatedrnn/train/loop.py", "src/gatedrnn/core/model.py"])
+def test_editing_training_or_model_code_retrains(workflow_copy, module):
+    code, run = workflow_copy
+    path = code / module
+    path.write_text(path.read_text() + "\n_EDITED = True\n")
+    planned = planned_rules(code, run)
+    assert planned.get("train", 0) > 0, planned
+    assert planned["train"] == 27  # every smoke model (config/smoke.yaml)
+
+
+def test_comments_whitespace_and_docstrings_are_not_code(workflow_copy):
+    code, run = workflow_copy
+    loop = code / "src/gatedrnn/train/loop.py"
+    text = loop.read_text()
+    text = text.replace("\n\n\n", "\n\n\n# a comment a reader added\n\n", 1)
+    text = re.sub(r'^("""[^\n]*)', r"\1 (docstring edited)", text, count=1)
+    loop.write_text(text + "\n\n# trailing comment\n")
+    assert planned_rules(code, run) == {}
