@@ -4,7 +4,8 @@
 #   snakemake --cores 2 results/tables/gru_vs_lstm.csv    # one artifact and what it needs
 #   snakemake --cores 2 --configfile config/smoke.yaml    # the whole DAG, tiny
 #
-# One rules file per stage under workflow/rules/; helpers in common.smk.
+# One rules file per stage under workflow/rules/; helpers in common.smk; the plan of
+# runs (every regime, run, file and target of the config) in src/gatedrnn/plan/.
 
 
 configfile: "config/config.yaml"
@@ -29,9 +30,5 @@ include: "workflow/rules/regime_sweep.smk"
 rule all:
     default_target: True
     input:
-        TABLE_TARGETS,
-        CLOSED_FORM_TARGETS,
-        GATE_TARGETS,
-        CLAIMS_TARGETS,
-        OPEN_QUESTION_TARGETS,
-        REGIME_SWEEP_TARGETS,
+        # every stage's targets under this config (gatedrnn.plan.Plan.targets)
+        list(PLAN.targets.values()),

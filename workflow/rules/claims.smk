@@ -4,12 +4,6 @@
 # both files when the DAG is built, so `snakemake results/claims.csv` runs what the
 # ledger needs.
 
-CLAIMS_TARGETS = [
-    "results/claims.csv",
-    "results/claims.md",
-    "results/claims.html",
-]
-
 
 include: "claims_common.smk"
 
@@ -19,35 +13,20 @@ rule claims:
     input:
         published=PUBLISHED,
         new_findings=NEW_FINDINGS,
-        tables=sorted(
-            set(published_tables())
-            | set(published_tables(NEW_FINDINGS, ENABLED_QUESTIONS))
-        ),
+        tables=PLAN.claims_tables(PUBLISHED, NEW_FINDINGS),
         # the regime sweep's table, for the "holds under ..., differs under ..." column
-        regimes=[REGIME_SENSITIVITY] if SWEEP_POINTS else [],
+        regimes=[REGIME_SENSITIVITY] if PLAN.sweep_points else [],
     output:
-        csv=report(
-            "results/claims.csv",
-            caption="../report/claims_csv.rst",
-            category="0. Claims ledger",
-        ),
-        md=report(
-            "results/claims.md",
-            caption="../report/claims_md.rst",
-            category="0. Claims ledger",
-        ),
-        html=report(
-            "results/claims.html",
-            caption="../report/claims_html.rst",
-            category="0. Claims ledger",
-        ),
+        csv=reported("results/claims.csv", "0"),
+        md=reported("results/claims.md", "0"),
+        html=reported("results/claims.html", "0"),
     log:
-        "results/logs/claims.log",
+        log_for("claims"),
     conda:
-        "../../envs/gatedrnn.yaml"
+        ENV
     params:
-        models=CLAIM_MODELS,
-        questions=ENABLED_QUESTIONS,
+        models=PLAN.claim_models,
+        questions=PLAN.enabled_questions,
         all_questions=list(config["open_questions"]),
     script:
         "../scripts/claims.py"

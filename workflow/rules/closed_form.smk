@@ -2,32 +2,15 @@
 # No rule here needs the corpus or a trained model; the protocols' parameters are
 # the defaults of gatedrnn.analysis.closed_form and gatedrnn.analysis.reach.
 
-CLOSED_FORM_TARGETS = [
-    "results/tables/highway.csv",
-    "results/tables/forget_bias_init.csv",
-    "results/tables/cell_step_example.csv",
-    "results/tables/param_counts.csv",
-    "results/tables/gru_reset_placement.csv",
-    "results/tables/gru_reset_placement_check.csv",
-    "results/tables/grad_reach_init.csv",
-    "results/figures/grad_reach_init.png",
-    "results/figures/highway.png",
-]
-
 
 rule highway_table:
     """A1: gradient surviving a distance under a constant per-step factor."""
     output:
-        table=report(
-            "results/tables/highway.csv",
-            caption="../report/highway.rst",
-            category="A. Closed-form tables",
-            subcategory="A1 gradient highway",
-        ),
+        table=reported("results/tables/highway.csv", "A", "A1 gradient highway"),
     log:
-        "results/logs/highway_table.log",
+        log_for("highway_table"),
     conda:
-        "../../envs/gatedrnn.yaml"
+        ENV
     params:
         table="highway",
     script:
@@ -37,16 +20,15 @@ rule highway_table:
 rule forget_bias_init_table:
     """A2: sigmoid(b_f) at initialisation and its 10th, 47th, 100th powers."""
     output:
-        table=report(
+        table=reported(
             "results/tables/forget_bias_init.csv",
-            caption="../report/forget_bias_init.rst",
-            category="A. Closed-form tables",
-            subcategory="A2 forget bias at initialisation",
+            "A",
+            "A2 forget bias at initialisation",
         ),
     log:
-        "results/logs/forget_bias_init_table.log",
+        log_for("forget_bias_init_table"),
     conda:
-        "../../envs/gatedrnn.yaml"
+        ENV
     params:
         table="forget_bias_init",
     script:
@@ -56,16 +38,11 @@ rule forget_bias_init_table:
 rule cell_step_example_table:
     """A3: one LSTM step and one textbook GRU step on two units, every gate."""
     output:
-        table=report(
-            "results/tables/cell_step_example.csv",
-            caption="../report/cell_step_example.rst",
-            category="A. Closed-form tables",
-            subcategory="A3 one cell step",
-        ),
+        table=reported("results/tables/cell_step_example.csv", "A", "A3 one cell step"),
     log:
-        "results/logs/cell_step_example_table.log",
+        log_for("cell_step_example_table"),
     conda:
-        "../../envs/gatedrnn.yaml"
+        ENV
     params:
         table="cell_step_example",
     script:
@@ -75,16 +52,11 @@ rule cell_step_example_table:
 rule param_counts_table:
     """A4: parameters per cell at d=100, H=500, one bias and PyTorch's two."""
     output:
-        table=report(
-            "results/tables/param_counts.csv",
-            caption="../report/param_counts.rst",
-            category="A. Closed-form tables",
-            subcategory="A4 parameter counts",
-        ),
+        table=reported("results/tables/param_counts.csv", "A", "A4 parameter counts"),
     log:
-        "results/logs/param_counts_table.log",
+        log_for("param_counts_table"),
     conda:
-        "../../envs/gatedrnn.yaml"
+        ENV
     params:
         table="param_counts",
     script:
@@ -94,22 +66,16 @@ rule param_counts_table:
 rule gru_reset_placement_table:
     """A5: reset before/after the matrix, an example and the numerical check."""
     output:
-        table=report(
-            "results/tables/gru_reset_placement.csv",
-            caption="../report/gru_reset_placement.rst",
-            category="A. Closed-form tables",
-            subcategory="A5 reset placement",
+        table=reported(
+            "results/tables/gru_reset_placement.csv", "A", "A5 reset placement"
         ),
-        check=report(
-            "results/tables/gru_reset_placement_check.csv",
-            caption="../report/gru_reset_placement_check.rst",
-            category="A. Closed-form tables",
-            subcategory="A5 reset placement",
+        check=reported(
+            "results/tables/gru_reset_placement_check.csv", "A", "A5 reset placement"
         ),
     log:
-        "results/logs/gru_reset_placement_table.log",
+        log_for("gru_reset_placement_table"),
     conda:
-        "../../envs/gatedrnn.yaml"
+        ENV
     params:
         table="gru_reset_placement",
     script:
@@ -119,16 +85,15 @@ rule gru_reset_placement_table:
 rule grad_reach_init_table:
     """B1: gradient norm from the last output back to every input step."""
     output:
-        table=report(
+        table=reported(
             "results/tables/grad_reach_init.csv",
-            caption="../report/grad_reach_init.rst",
-            category="B. Gradient reach at initialisation",
-            subcategory="B1 gradient reach at initialisation",
+            "B",
+            "B1 gradient reach at initialisation",
         ),
     log:
-        "results/logs/grad_reach_init_table.log",
+        log_for("grad_reach_init_table"),
     conda:
-        "../../envs/gatedrnn.yaml"
+        ENV
     threads: 4
     script:
         "../scripts/grad_reach_init_table.py"
@@ -139,16 +104,15 @@ rule grad_reach_init_figure:
     input:
         table="results/tables/grad_reach_init.csv",
     output:
-        figure=report(
+        figure=reported(
             "results/figures/grad_reach_init.png",
-            caption="../report/grad_reach_init_figure.rst",
-            category="B. Gradient reach at initialisation",
-            subcategory="B1 gradient reach at initialisation",
+            "B",
+            "B1 gradient reach at initialisation",
         ),
     log:
-        "results/logs/grad_reach_init_figure.log",
+        log_for("grad_reach_init_figure"),
     conda:
-        "../../envs/gatedrnn.yaml"
+        ENV
     script:
         "../scripts/grad_reach_init_figure.py"
 
@@ -159,15 +123,10 @@ rule highway_figure:
         highway="results/tables/highway.csv",
         forget_bias_init="results/tables/forget_bias_init.csv",
     output:
-        figure=report(
-            "results/figures/highway.png",
-            caption="../report/highway_figure.rst",
-            category="A. Closed-form tables",
-            subcategory="A1 gradient highway",
-        ),
+        figure=reported("results/figures/highway.png", "A", "A1 gradient highway"),
     log:
-        "results/logs/highway_figure.log",
+        log_for("highway_figure"),
     conda:
-        "../../envs/gatedrnn.yaml"
+        ENV
     script:
         "../scripts/highway_figure.py"

@@ -1,8 +1,28 @@
-# Helpers shared by every rules file: config validation, model naming, inputs.
+# Helpers shared by every rules file: config validation, the plan of runs
+# (gatedrnn.plan), and the rules' log and report boilerplate.
 
-import re
+import os
+import sys
 
 from snakemake.utils import min_version, validate
+
+# The plan is plain Python beside the rules: import this checkout's, whatever is installed.
+sys.path.insert(0, os.path.join(workflow.basedir, "src"))
+
+from gatedrnn.plan import (
+    ANY_RUN,
+    CORPUS,
+    CORPUS_PROVENANCE,
+    DATASETS,
+    REGIME_SENSITIVITY,
+    Plan,
+    Run,
+    checkpoint_dir,
+    gate_file,
+    log_file,
+    model_file,
+    run_files,
+)
 
 min_version("9.0")
 
@@ -32,207 +52,51 @@ def refuse_float_integers(config, schema_path):
 
 refuse_float_integers(config, f"{workflow.basedir}/workflow/schemas/config.schema.yaml")
 
-TRAIN_CONFIG_KEYS = (
-    "optimizer",
-    "lr",
-    "momentum",
-    "batch_size",
-    "seq_len",
-    "steps",
-    "clip_norm",
-    "eval_every",
-    "val_windows",
-    "embed_dim",
-    "layers",
-    "forget_bias",
-)
+# The plan of runs (gatedrnn.plan, unit-tested in tests/test_plan.py): every regime,
+# run, file name and target of this config. Refuses a config whose sweeps or open
+# questions name a regime that is missing, clashing or on the wrong dataset.
+PLAN = Plan.from_config(config)
 
-REFERENCE_WIDTH = config["grid"]["reference_width"]
-SEEDS = config["grid"]["seeds"]
-CORPUS = "data/corpus.txt"
-CORPUS_PROVENANCE = "data/corpus.json"
+# The software of every rule (one environment; snakemake --lint wants it per rule).
+ENV = "../../envs/gatedrnn.yaml"
 
-
-def width_token(width):
-    """Config width to file-name token: 325 -> 'w325'; 'budget' -> 'budget<reference>'."""
-    if width == "budget":
-        return f"budget{REFERENCE_WIDTH}"
-    return f"w{width}"
-
-
-def model_id(cell, width):
-    return f"{cell}_{width_token(width)}"
-
-
-def model_dir(regime, cell, width, seed):
-    return f"results/models/{regime}/{model_id(cell, width)}_s{seed}"
-
-
-GRID = [(m["cell"], m["width"]) for m in config["grid"]["models"]]
-
-# The three models of the GRU-against-LSTM comparison (D3, D4).
-REFERENCE_LSTM = ("lstm", REFERENCE_WIDTH)
-WIDTH_MATCHED_GRU = ("gru", REFERENCE_WIDTH)
-BUDGET_MATCHED_GRU = ("gru", "budget")
-COMPARISON = [REFERENCE_LSTM, BUDGET_MATCHED_GRU, WIDTH_MATCHED_GRU]
-
-
-def grid_files(name, models=GRID, regime="default", seeds=SEEDS):
-    """One file (model.pt, history.csv, summary.json) of every (model, seed)."""
-    return [
-        f"{model_dir(regime, cell, width, seed)}/{name}"
-        for cell, width in models
-        for seed in seeds
-    ]
-
-
-# Every regime a model can train under: the config's named regimes, and the
-# points of the regime sweep (regime_sweep.smk adds those it does not find here).
-REGIMES = dict(config["regimes"])
-
-
-def train_config_with(overrides):
-    """The `train` keys that shape a model, with `overrides` applied."""
-    merged = {key: config["train"][key] for key in TRAIN_CONFIG_KEYS}
-    merged.update({k: v for k, v in overrides.items() if k in TRAIN_CONFIG_KEYS})
-    return merged
-
-
-def regime_train_config(regime):
-    """The `train` keys that shape a model, with the regime's overrides applied."""
-    return train_config_with(REGIMES[regime])
-
-
-# The texts a regime can train on (its `dataset`, default "default"): the corpus
-# of `corpus`, or the copy task of open_questions.long_memory (open_questions.smk).
-DATASETS = {
-    "default": {"corpus": CORPUS, "provenance": CORPUS_PROVENANCE},
-    "long_memory": {
-        "corpus": "data/long_memory/corpus.txt",
-        "provenance": "data/long_memory/corpus.json",
-    },
+# The report's families (workflow/report/workflow.rst): one category each.
+REPORT_CATEGORIES = {
+    "0": "0. Claims ledger",
+    "A": "A. Closed-form tables",
+    "B": "B. Gradient reach at initialisation",
+    "C": "C. The trained LSTM's gates",
+    "D": "D. GRU against LSTM",
+    "E": "E. Reach and training dynamics",
+    "G": "G. Beyond the study",
+    "H": "H. Regime sensitivity",
 }
 
 
-def sweep_regime_name(optimizer, lr, steps):
-    """The regime of one sweep point: a configured regime that trains the same way on
-    the corpus (adam at train.lr for train.steps is `default`), else a new name."""
-    wanted = train_config_with({"optimizer": optimizer, "lr": lr, "steps": steps})
-    for name, overrides in REGIMES.items():
-        if (
-            overrides.get("dataset", "default") == "default"
-            and train_config_with(overrides) == wanted
-        ):
-            return name
-    return f"{optimizer}_lr{lr:g}_steps{steps}"
+def reported(path, family, subcategory=None, caption=None):
+    """`path` flagged for the HTML report under its family's category. The caption is
+    workflow/report/<name>.rst: a table's stem (gru_gates), a figure's stem with
+    _figure (gru_gates_figure), a top-level file's stem and extension (claims_md)."""
+    if caption is None:
+        stem, extension = os.path.splitext(os.path.basename(path))
+        if path.startswith("results/figures/"):
+            caption = f"{stem}_figure"
+        elif path.startswith("results/tables/"):
+            caption = stem
+        else:
+            caption = f"{stem}_{extension.lstrip('.')}"
+    return report(
+        path,
+        caption=f"../report/{caption}.rst",
+        category=REPORT_CATEGORIES[family],
+        subcategory=subcategory,
+    )
 
 
-# The regime sweep (issue: which regime do the trained-gate findings depend on):
-# every (optimizer, learning rate, steps) point, in config order.
-REGIME_SWEEP = config["regime_sweep"]
-SWEEP_POINTS = []
-if REGIME_SWEEP["enabled"]:
-    for _optimizer, _lrs in REGIME_SWEEP["optimizers"].items():
-        for _lr in _lrs:
-            for _steps in REGIME_SWEEP["steps"]:
-                _name = sweep_regime_name(_optimizer, _lr, _steps)
-                _overrides = {"optimizer": _optimizer, "lr": _lr, "steps": _steps}
-                if any(p["regime"] == _name for p in SWEEP_POINTS) or (
-                    _name in config["regimes"]
-                    and train_config_with(config["regimes"][_name])
-                    != train_config_with(_overrides)
-                ):
-                    raise ValueError(
-                        f"regime_sweep: the point ({_optimizer}, lr {_lr}, {_steps} steps) "
-                        f"would be named {_name!r}, which another point or a differently "
-                        "trained regime under `regimes` already uses; drop the duplicate "
-                        "learning rate or rename that regime"
-                    )
-                REGIMES.setdefault(_name, _overrides)
-                SWEEP_POINTS.append(
-                    {
-                        "regime": _name,
-                        "optimizer": _optimizer,
-                        "lr": _lr,
-                        "steps": _steps,
-                    }
-                )
-
-
-# The sweep's table (regime_sweep.smk); the claims ledger reads it when the sweep runs.
-REGIME_SENSITIVITY = "results/tables/regime_sensitivity.csv"
-
-
-def regime_dataset(regime):
-    return REGIMES[regime].get("dataset", "default")
-
-
-def regime_corpus(regime):
-    """{corpus, provenance}: the text files a regime's models train on."""
-    return DATASETS[regime_dataset(regime)]
-
-
-# E3: the reference LSTM under every regime of the sweep; "default" is b = 0
-# (the grid's own LSTM, PyTorch's default initialisation).
-FORGET_BIAS_SWEEP = config["forget_bias_sweep"]
-for _regime in FORGET_BIAS_SWEEP["regimes"]:
-    if _regime not in config["regimes"]:
-        raise ValueError(
-            f"forget_bias_sweep.regimes names {_regime!r}, which is not under `regimes`; "
-            "define it there (e.g. forget_bias_1: {forget_bias: 1.0})"
-        )
-    if regime_dataset(_regime) != "default":
-        raise ValueError(
-            f"forget_bias_sweep.regimes names {_regime!r}, which trains on "
-            f"{regime_dataset(_regime)!r}; the sweep's models train on the corpus"
-        )
-
-# E1's three cells: the reference LSTM and the budget-matched GRU and RNN.
-BUDGET_MATCHED_RNN = ("rnn", "budget")
-DECAY_MODELS = [REFERENCE_LSTM, BUDGET_MATCHED_GRU, BUDGET_MATCHED_RNN]
-
-
-def gate_files(models, suffix="npz", regime="default", seeds=SEEDS):
-    """The saved probe gates (or manual-step checks) of every (model, seed)."""
-    return [
-        f"results/gates/{regime}/{model_id(cell, width)}_s{seed}.{suffix}"
-        for cell, width in models
-        for seed in seeds
-    ]
-
-
-def sweep_files(name):
-    """One file of every model of the forget-bias sweep (regime x seed)."""
-    return [
-        f"{model_dir(regime, *REFERENCE_LSTM, seed)}/{name}"
-        for regime in FORGET_BIAS_SWEEP["regimes"]
-        for seed in FORGET_BIAS_SWEEP["seeds"]
-    ]
-
-
-# The regime sweep's two models (regime_sweep.smk).
-SWEEP_MODELS = [REFERENCE_LSTM, BUDGET_MATCHED_GRU]
-
-
-def regime_sweep_files(name):
-    """One file of every model of the sweep: a model directory's `name`, or its gates."""
-    files = []
-    for point in SWEEP_POINTS:
-        for cell, width in SWEEP_MODELS:
-            for seed in REGIME_SWEEP["seeds"]:
-                if name == "gates":
-                    files.append(
-                        f"results/gates/{point['regime']}/{model_id(cell, width)}_s{seed}.npz"
-                    )
-                else:
-                    files.append(
-                        f"{model_dir(point['regime'], cell, width, seed)}/{name}"
-                    )
-    return files
+def log_for(name):
+    """A rule's log (or one job's): results/logs/<name>.log."""
+    return log_file(name)
 
 
 wildcard_constraints:
-    regime="|".join(re.escape(name) for name in REGIMES),
-    cell="rnn|gru|lstm|gru_noreset|cho_gru",
-    width="w[1-9][0-9]*|budget[1-9][0-9]*",
-    seed="[0-9]+",
+    **PLAN.wildcard_constraints,

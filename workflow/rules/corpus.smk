@@ -4,9 +4,9 @@ rule corpus:
         text=CORPUS,
         provenance=CORPUS_PROVENANCE,
     log:
-        "results/logs/corpus.log",
+        log_for("corpus"),
     conda:
-        "../../envs/gatedrnn.yaml"
+        ENV
     params:
         corpus=config["corpus"],
     script:

@@ -3,32 +3,28 @@
 # switched off, neither its table nor the models only it needs are part of
 # `rule all`. Models go through the one `train` rule: new cells (gru_noreset,
 # cho_gru), other widths, and regimes (steps_x4, two_layers, long_memory...).
+# The runs each answer reads: PLAN.questions (gatedrnn.plan.questions).
 
-
-include: "open_questions_common.smk"
+QUESTION_RUNS = PLAN.questions
+LONG_MEMORY = config["open_questions"]["long_memory"]
 
 
 rule open_reset_gate:
     """What the reset gate does: the budget GRU with r pinned to 1 (no retraining),
     and gru_noreset (r fixed at 1) trained against gru at the same width."""
     input:
-        models=oq_files(RESET_PINNED_RUNS, "model.pt"),
-        summaries=oq_files(RESET_PINNED_RUNS, "summary.json"),
-        noreset=oq_files(RESET_NORESET_RUNS, "summary.json"),
-        gru=oq_files(RESET_GRU_RUNS, "summary.json"),
+        models=run_files(QUESTION_RUNS.reset_pinned, "model.pt"),
+        summaries=run_files(QUESTION_RUNS.reset_pinned, "summary.json"),
+        noreset=run_files(QUESTION_RUNS.reset_noreset, "summary.json"),
+        gru=run_files(QUESTION_RUNS.reset_gru, "summary.json"),
         corpus=CORPUS,
         provenance=CORPUS_PROVENANCE,
     output:
-        report(
-            "results/tables/open_reset_gate.csv",
-            caption="../report/open_reset_gate.rst",
-            category=OPEN_QUESTIONS_CATEGORY,
-            subcategory="G1 the reset gate",
-        ),
+        reported("results/tables/open_reset_gate.csv", "G", "G1 the reset gate"),
     log:
-        "results/logs/open_questions/open_reset_gate.log",
+        log_for("open_questions/open_reset_gate"),
     conda:
-        "../../envs/gatedrnn.yaml"
+        ENV
     params:
         train_fraction=config["split"]["train_fraction"],
     script:
@@ -38,18 +34,13 @@ rule open_reset_gate:
 rule split_by_width:
     """The structure/width split of the GRU's advantage with the LSTM at other widths."""
     input:
-        summaries=oq_files(SPLIT_RUNS, "summary.json"),
+        summaries=run_files(QUESTION_RUNS.split_by_width, "summary.json"),
     output:
-        report(
-            "results/tables/split_by_width.csv",
-            caption="../report/split_by_width.rst",
-            category=OPEN_QUESTIONS_CATEGORY,
-            subcategory="G2 split by width",
-        ),
+        reported("results/tables/split_by_width.csv", "G", "G2 split by width"),
     log:
-        "results/logs/open_questions/split_by_width.log",
+        log_for("open_questions/split_by_width"),
     conda:
-        "../../envs/gatedrnn.yaml"
+        ENV
     script:
         "../scripts/split_by_width.py"
 
@@ -57,28 +48,16 @@ rule split_by_width:
 rule two_layers:
     """GRU against LSTM (D3, D4) at one and at two stacked layers."""
     input:
-        summaries=oq_files(TWO_LAYER_RUNS, "summary.json"),
+        summaries=run_files(QUESTION_RUNS.two_layers, "summary.json"),
     output:
-        table=report(
-            "results/tables/two_layers.csv",
-            caption="../report/two_layers.rst",
-            category=OPEN_QUESTIONS_CATEGORY,
-            subcategory="G3 two layers",
-        ),
-        split=report(
-            "results/tables/two_layers_split.csv",
-            caption="../report/two_layers_split.rst",
-            category=OPEN_QUESTIONS_CATEGORY,
-            subcategory="G3 two layers",
-        ),
+        table=reported("results/tables/two_layers.csv", "G", "G3 two layers"),
+        split=reported("results/tables/two_layers_split.csv", "G", "G3 two layers"),
     log:
-        "results/logs/open_questions/two_layers.log",
+        log_for("open_questions/two_layers"),
     conda:
-        "../../envs/gatedrnn.yaml"
+        ENV
     params:
-        reference_lstm=model_id(*REFERENCE_LSTM),
-        width_matched_gru=model_id(*WIDTH_MATCHED_GRU),
-        budget_matched_gru=model_id(*BUDGET_MATCHED_GRU),
+        **PLAN.comparison_ids,
     script:
         "../scripts/two_layers.py"
 
@@ -86,21 +65,16 @@ rule two_layers:
 rule longer_training:
     """Where the gates go, and whether validation turns, when training continues."""
     input:
-        summaries=oq_files(LONGER_RUNS, "summary.json"),
-        histories=oq_files(LONGER_RUNS, "history.csv"),
-        gates=oq_files(LONGER_RUNS, "gates"),
+        summaries=run_files(QUESTION_RUNS.longer_training, "summary.json"),
+        histories=run_files(QUESTION_RUNS.longer_training, "history.csv"),
+        gates=run_files(QUESTION_RUNS.longer_training, "gates"),
     output:
-        table=report(
-            "results/tables/longer_training.csv",
-            caption="../report/longer_training.rst",
-            category=OPEN_QUESTIONS_CATEGORY,
-            subcategory="G4 longer training",
-        ),
+        table=reported("results/tables/longer_training.csv", "G", "G4 longer training"),
         curves="results/tables/longer_training_curves.csv",
     log:
-        "results/logs/open_questions/longer_training.log",
+        log_for("open_questions/longer_training"),
     conda:
-        "../../envs/gatedrnn.yaml"
+        ENV
     script:
         "../scripts/longer_training.py"
 
@@ -108,20 +82,15 @@ rule longer_training:
 rule cho_vs_pytorch_gru:
     """The reset-before ("Cho") GRU against PyTorch's reset-after GRU, same data."""
     input:
-        summaries=oq_files(CHO_RUNS, "summary.json"),
+        summaries=run_files(QUESTION_RUNS.cho_gru, "summary.json"),
     output:
-        report(
-            "results/tables/cho_vs_pytorch_gru.csv",
-            caption="../report/cho_vs_pytorch_gru.rst",
-            category=OPEN_QUESTIONS_CATEGORY,
-            subcategory="G5 the Cho GRU",
-        ),
+        reported("results/tables/cho_vs_pytorch_gru.csv", "G", "G5 the Cho GRU"),
     log:
-        "results/logs/open_questions/cho_vs_pytorch_gru.log",
+        log_for("open_questions/cho_vs_pytorch_gru"),
     conda:
-        "../../envs/gatedrnn.yaml"
+        ENV
     params:
-        pytorch_models=CHO_PAIRS,
+        pytorch_models=QUESTION_RUNS.cho_pairs,
     script:
         "../scripts/cho_vs_pytorch_gru.py"
 
@@ -132,9 +101,9 @@ rule long_memory_corpus:
         text=DATASETS["long_memory"]["corpus"],
         provenance=DATASETS["long_memory"]["provenance"],
     log:
-        "results/logs/open_questions/long_memory_corpus.log",
+        log_for("open_questions/long_memory_corpus"),
     conda:
-        "../../envs/gatedrnn.yaml"
+        ENV
     params:
         chars=LONG_MEMORY["chars"],
         distance=LONG_MEMORY["distance"],
@@ -148,22 +117,19 @@ rule long_memory_corpus:
 rule long_memory:
     """Do the gates stay open when the task needs memory, and does an open forget bias help?"""
     input:
-        models=oq_files(LONG_MEMORY_RUNS, "model.pt"),
-        summaries=oq_files(LONG_MEMORY_RUNS, "summary.json"),
-        counterparts=oq_files(LONG_MEMORY_COUNTERPART_RUNS, "summary.json"),
+        models=run_files(QUESTION_RUNS.long_memory, "model.pt"),
+        summaries=run_files(QUESTION_RUNS.long_memory, "summary.json"),
+        counterparts=run_files(
+            QUESTION_RUNS.long_memory_counterpart_runs, "summary.json"
+        ),
         corpus=DATASETS["long_memory"]["corpus"],
         provenance=DATASETS["long_memory"]["provenance"],
     output:
-        report(
-            "results/tables/long_memory.csv",
-            caption="../report/long_memory.rst",
-            category=OPEN_QUESTIONS_CATEGORY,
-            subcategory="G6 long memory",
-        ),
+        reported("results/tables/long_memory.csv", "G", "G6 long memory"),
     log:
-        "results/logs/open_questions/long_memory.log",
+        log_for("open_questions/long_memory"),
     conda:
-        "../../envs/gatedrnn.yaml"
+        ENV
     params:
         distance=LONG_MEMORY["distance"],
         n_keys=LONG_MEMORY["keys"],
@@ -171,7 +137,7 @@ rule long_memory:
         lines=LONG_MEMORY["probe_lines"],
         length=config["probe"]["length"],
         train_fraction=config["split"]["train_fraction"],
-        counterparts=LONG_MEMORY_COUNTERPARTS,
+        counterparts=QUESTION_RUNS.long_memory_counterparts,
     script:
         "../scripts/long_memory.py"
 
@@ -179,18 +145,13 @@ rule long_memory:
 rule open_questions_report:
     """Each answer in one sentence with its numbers, from the tables (Markdown)."""
     input:
-        tables=[t for t in OPEN_QUESTION_TARGETS if t.endswith(".csv")],
+        tables=PLAN.open_question_tables,
     output:
-        report(
-            "results/open_questions.md",
-            caption="../report/open_questions_md.rst",
-            category=OPEN_QUESTIONS_CATEGORY,
-            subcategory="G0 the answers",
-        ),
+        reported("results/open_questions.md", "G", "G0 the answers"),
     log:
-        "results/logs/open_questions/open_questions_report.log",
+        log_for("open_questions/open_questions_report"),
     conda:
-        "../../envs/gatedrnn.yaml"
+        ENV
     script:
         "../scripts/open_questions_report.py"
 
@@ -199,16 +160,11 @@ rule split_by_width_figure:
     input:
         table="results/tables/split_by_width.csv",
     output:
-        report(
-            "results/figures/split_by_width.png",
-            caption="../report/split_by_width_figure.rst",
-            category=OPEN_QUESTIONS_CATEGORY,
-            subcategory="G2 split by width",
-        ),
+        reported("results/figures/split_by_width.png", "G", "G2 split by width"),
     log:
-        "results/logs/open_questions/split_by_width_figure.log",
+        log_for("open_questions/split_by_width_figure"),
     conda:
-        "../../envs/gatedrnn.yaml"
+        ENV
     params:
         figure="split_by_width",
     script:
@@ -220,16 +176,11 @@ rule longer_training_figure:
         table="results/tables/longer_training.csv",
         curves="results/tables/longer_training_curves.csv",
     output:
-        report(
-            "results/figures/longer_training.png",
-            caption="../report/longer_training_figure.rst",
-            category=OPEN_QUESTIONS_CATEGORY,
-            subcategory="G4 longer training",
-        ),
+        reported("results/figures/longer_training.png", "G", "G4 longer training"),
     log:
-        "results/logs/open_questions/longer_training_figure.log",
+        log_for("open_questions/longer_training_figure"),
     conda:
-        "../../envs/gatedrnn.yaml"
+        ENV
     params:
         figure="longer_training",
     script:

@@ -4,31 +4,21 @@
 # (cell, regime) by gatedrnn.tables.regime_sweep; the claims ledger re-judges every claim
 # that has an `across_regimes` view against this table.
 
-REGIME_SWEEP_TARGETS = (
-    [REGIME_SENSITIVITY, "results/figures/regime_sensitivity.png"]
-    if SWEEP_POINTS
-    else []
-)
-
 
 rule regime_sensitivity:
     """Best loss, gate means, unit half-lives and coupling per (cell, regime) of the sweep."""
     input:
-        summaries=regime_sweep_files("summary.json"),
-        histories=regime_sweep_files("history.csv"),
-        gates=regime_sweep_files("gates"),
+        summaries=PLAN.regime_sweep_files("summary.json"),
+        histories=PLAN.regime_sweep_files("history.csv"),
+        gates=PLAN.regime_sweep_files("gates"),
     output:
-        table=report(
-            REGIME_SENSITIVITY,
-            caption="../report/regime_sensitivity.rst",
-            category="H. Regime sensitivity",
-        ),
+        table=reported(REGIME_SENSITIVITY, "H"),
     log:
-        "results/logs/regime_sensitivity.log",
+        log_for("regime_sensitivity"),
     conda:
-        "../../envs/gatedrnn.yaml"
+        ENV
     params:
-        points=SWEEP_POINTS,
+        points=list(PLAN.sweep_points),
     script:
         "../scripts/regime_sensitivity.py"
 
@@ -39,16 +29,12 @@ rule regime_sensitivity_figure:
         table=REGIME_SENSITIVITY,
         published=PUBLISHED,
     output:
-        report(
-            "results/figures/regime_sensitivity.png",
-            caption="../report/regime_sensitivity_figure.rst",
-            category="H. Regime sensitivity",
-        ),
+        reported("results/figures/regime_sensitivity.png", "H"),
     log:
-        "results/logs/regime_sensitivity_figure.log",
+        log_for("regime_sensitivity_figure"),
     conda:
-        "../../envs/gatedrnn.yaml"
+        ENV
     params:
-        models=CLAIM_MODELS,
+        models=PLAN.claim_models,
     script:
         "../scripts/regime_sensitivity_figure.py"

@@ -1,33 +1,20 @@
 # The first tables: the GRU-against-LSTM comparison (D3, D4), the matched
 # widths (A4's second table) and the validation curves (E2).
 
-TABLE_TARGETS = [
-    "results/tables/matched_widths.csv",
-    "results/tables/gru_vs_lstm.csv",
-    "results/tables/gru_advantage_split.csv",
-    "results/tables/val_loss_curves.csv",
-    "results/figures/val_loss_curves.png",
-]
-
 
 rule matched_widths:
     """Total parameters of every grid model and how each matched width was found."""
     input:
         provenance=CORPUS_PROVENANCE,
     output:
-        report(
-            "results/tables/matched_widths.csv",
-            caption="../report/matched_widths.rst",
-            category="A. Closed-form tables",
-            subcategory="A4 parameter counts",
-        ),
+        reported("results/tables/matched_widths.csv", "A", "A4 parameter counts"),
     log:
-        "results/logs/matched_widths.log",
+        log_for("matched_widths"),
     conda:
-        "../../envs/gatedrnn.yaml"
+        ENV
     params:
-        models=[model_id(cell, width) for cell, width in GRID],
-        reference_width=REFERENCE_WIDTH,
+        models=[PLAN.model_id(cell, width) for cell, width in PLAN.grid],
+        reference_width=PLAN.reference_width,
         embed_dim=config["train"]["embed_dim"],
         layers=config["train"]["layers"],
     script:
@@ -37,18 +24,13 @@ rule matched_widths:
 rule gru_vs_lstm:
     """Best validation loss per seed and the median, for the comparison's models (D3)."""
     input:
-        summaries=grid_files("summary.json", models=COMPARISON),
+        summaries=PLAN.grid_files("summary.json", models=PLAN.comparison),
     output:
-        report(
-            "results/tables/gru_vs_lstm.csv",
-            caption="../report/gru_vs_lstm.rst",
-            category="D. GRU against LSTM",
-            subcategory="D3 GRU against LSTM",
-        ),
+        reported("results/tables/gru_vs_lstm.csv", "D", "D3 GRU against LSTM"),
     log:
-        "results/logs/gru_vs_lstm.log",
+        log_for("gru_vs_lstm"),
     conda:
-        "../../envs/gatedrnn.yaml"
+        ENV
     script:
         "../scripts/gru_vs_lstm.py"
 
@@ -58,20 +40,15 @@ rule gru_advantage_split:
     input:
         "results/tables/gru_vs_lstm.csv",
     output:
-        report(
-            "results/tables/gru_advantage_split.csv",
-            caption="../report/gru_advantage_split.rst",
-            category="D. GRU against LSTM",
-            subcategory="D4 structure and width",
+        reported(
+            "results/tables/gru_advantage_split.csv", "D", "D4 structure and width"
         ),
     log:
-        "results/logs/gru_advantage_split.log",
+        log_for("gru_advantage_split"),
     conda:
-        "../../envs/gatedrnn.yaml"
+        ENV
     params:
-        reference_lstm=model_id(*REFERENCE_LSTM),
-        width_matched_gru=model_id(*WIDTH_MATCHED_GRU),
-        budget_matched_gru=model_id(*BUDGET_MATCHED_GRU),
+        **PLAN.comparison_ids,
     script:
         "../scripts/gru_advantage_split.py"
 
@@ -79,19 +56,14 @@ rule gru_advantage_split:
 rule val_loss_curves:
     """Validation loss against step for every trained grid model, long form (E2)."""
     input:
-        histories=grid_files("history.csv"),
-        summaries=grid_files("summary.json"),
+        histories=PLAN.grid_files("history.csv"),
+        summaries=PLAN.grid_files("summary.json"),
     output:
-        report(
-            "results/tables/val_loss_curves.csv",
-            caption="../report/val_loss_curves.rst",
-            category="E. Reach and training dynamics",
-            subcategory="E2 validation curves",
-        ),
+        reported("results/tables/val_loss_curves.csv", "E", "E2 validation curves"),
     log:
-        "results/logs/val_loss_curves.log",
+        log_for("val_loss_curves"),
     conda:
-        "../../envs/gatedrnn.yaml"
+        ENV
     script:
         "../scripts/val_loss_curves.py"
 
@@ -100,15 +72,10 @@ rule val_loss_curves_figure:
     input:
         "results/tables/val_loss_curves.csv",
     output:
-        report(
-            "results/figures/val_loss_curves.png",
-            caption="../report/val_loss_curves_figure.rst",
-            category="E. Reach and training dynamics",
-            subcategory="E2 validation curves",
-        ),
+        reported("results/figures/val_loss_curves.png", "E", "E2 validation curves"),
     log:
-        "results/logs/val_loss_curves_figure.log",
+        log_for("val_loss_curves_figure"),
     conda:
-        "../../envs/gatedrnn.yaml"
+        ENV
     script:
         "../scripts/val_loss_curves_figure.py"

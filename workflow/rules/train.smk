@@ -1,32 +1,30 @@
 rule train:
     """Train one (cell, width, seed) model under a named regime; resumes from checkpoints."""
     input:
-        # the regime's dataset: the corpus, or a generated one (regime_corpus)
-        unpack(lambda wildcards: regime_corpus(wildcards.regime)),
+        # the regime's dataset: the corpus, or a generated one (Plan.corpus)
+        unpack(lambda wildcards: PLAN.corpus(wildcards.regime)),
     output:
-        model="results/models/{regime}/{cell}_{width}_s{seed}/model.pt",
-        history="results/models/{regime}/{cell}_{width}_s{seed}/history.csv",
-        summary="results/models/{regime}/{cell}_{width}_s{seed}/summary.json",
+        # results/models/{regime}/{cell}_{width}_s{seed}/...
+        model=model_file(ANY_RUN, "model.pt"),
+        history=model_file(ANY_RUN, "history.csv"),
+        summary=model_file(ANY_RUN, "summary.json"),
     log:
-        "results/logs/train/{regime}/{cell}_{width}_s{seed}.log",
+        log_for(f"train/{ANY_RUN.path}"),
     benchmark:
-        "results/benchmarks/train/{regime}/{cell}_{width}_s{seed}.tsv"
+        f"results/benchmarks/train/{ANY_RUN.path}.tsv"
     conda:
-        "../../envs/gatedrnn.yaml"
+        ENV
     threads: config["train"]["threads"]
     resources:
         mem_mb=config["train"]["mem_mb"],
         runtime=config["train"]["runtime"],
     params:
-        train=lambda wildcards: regime_train_config(wildcards.regime),
+        train=lambda wildcards: PLAN.train_config(wildcards.regime),
         train_fraction=config["split"]["train_fraction"],
         checkpoint_every=config["train"]["checkpoint_every"],
         device=config["train"]["device"],
         # the job always runs train.threads threads: results must not depend on --cores
         threads=config["train"]["threads"],
-        checkpoint_dir=lambda wildcards: (
-            f"results/checkpoints/{wildcards.regime}/"
-            f"{wildcards.cell}_{wildcards.width}_s{wildcards.seed}"
-        ),
+        checkpoint_dir=lambda wildcards: checkpoint_dir(Run.of(wildcards)),
     script:
         "../scripts/train.py"

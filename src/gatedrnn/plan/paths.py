@@ -1,0 +1,145 @@
+"""Where every file of the workflow lives: one trained run's files, the corpora, the
+stage targets that do not depend on the config.
+
+A run is one model of one seed under one regime (:class:`Run`); its files are named
+by :func:`gatedrnn.core.conventions.run_name`. The same functions give the rules'
+wildcard patterns: ``model_file(ANY_RUN, "model.pt")`` is
+``results/models/{regime}/{cell}_{width}_s{seed}/model.pt``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import NamedTuple
+
+from gatedrnn.core.conventions import run_name
+
+CORPUS = "data/corpus.txt"
+CORPUS_PROVENANCE = "data/corpus.json"
+
+# The texts a regime can train on (its `dataset`, default "default"): the corpus
+# of `corpus`, or the copy task of open_questions.long_memory.
+DATASETS = {
+    "default": {"corpus": CORPUS, "provenance": CORPUS_PROVENANCE},
+    "long_memory": {
+        "corpus": "data/long_memory/corpus.txt",
+        "provenance": "data/long_memory/corpus.json",
+    },
+}
+
+LOGS = "results/logs"
+# The regime sweep's table; the claims ledger reads it when the sweep runs.
+REGIME_SENSITIVITY = "results/tables/regime_sensitivity.csv"
+
+
+class Run(NamedTuple):
+    """One trained model: ``model`` is a model id (``gru_budget325``)."""
+
+    regime: str
+    model: str
+    seed: int | str
+
+    @property
+    def name(self) -> str:
+        """``<model id>_s<seed>``: the run's directory and file stem."""
+        return run_name(self.model, self.seed)
+
+    @property
+    def path(self) -> str:
+        """``<regime>/<model id>_s<seed>``: where the run's files sit under each results folder."""
+        return f"{self.regime}/{self.name}"
+
+    @classmethod
+    def of(cls, wildcards) -> Run:
+        """The run a rule job's ``regime``, ``cell``, ``width``, ``seed`` wildcards name."""
+        return cls(wildcards.regime, f"{wildcards.cell}_{wildcards.width}", wildcards.seed)
+
+
+# Every run, as the rules' wildcards: {width} is already a width token (w325, budget325).
+ANY_RUN = Run("{regime}", "{cell}_{width}", "{seed}")
+
+
+def model_dir(run: Run) -> str:
+    return f"results/models/{run.path}"
+
+
+def model_file(run: Run, name: str) -> str:
+    """One file of a trained model's directory (model.pt, history.csv, summary.json)."""
+    return f"{model_dir(run)}/{name}"
+
+
+def gate_file(run: Run, suffix: str = "npz") -> str:
+    """A run's probe gates (``npz``) or their manual step check (``check.json``)."""
+    return f"results/gates/{run.path}.{suffix}"
+
+
+def checkpoint_dir(run: Run) -> str:
+    return f"results/checkpoints/{run.path}"
+
+
+def run_files(runs: Iterable[Run], name: str) -> list[str]:
+    """One file of every run: a model directory's `name`, or its probe gates (``gates``)."""
+    if name == "gates":
+        return [gate_file(run) for run in runs]
+    return [model_file(run, name) for run in runs]
+
+
+def log_file(name: str) -> str:
+    """A rule's log: ``results/logs/<name>.log``."""
+    return f"{LOGS}/{name}.log"
+
+
+# The stage targets that are the same under every config.
+TABLE_TARGETS = (
+    "results/tables/matched_widths.csv",
+    "results/tables/gru_vs_lstm.csv",
+    "results/tables/gru_advantage_split.csv",
+    "results/tables/val_loss_curves.csv",
+    "results/figures/val_loss_curves.png",
+)
+CLOSED_FORM_TARGETS = (
+    "results/tables/highway.csv",
+    "results/tables/forget_bias_init.csv",
+    "results/tables/cell_step_example.csv",
+    "results/tables/param_counts.csv",
+    "results/tables/gru_reset_placement.csv",
+    "results/tables/gru_reset_placement_check.csv",
+    "results/tables/grad_reach_init.csv",
+    "results/figures/grad_reach_init.png",
+    "results/figures/highway.png",
+)
+GATE_TARGETS = (
+    "results/tables/manual_step_check.csv",
+    "results/tables/lstm_gates.csv",
+    "results/tables/lstm_forget_units.csv",
+    "results/tables/lstm_cell_decay.csv",
+    "results/tables/lstm_forget_by_char.csv",
+    "results/tables/gru_gates.csv",
+    "results/tables/lstm_coupling.csv",
+    "results/tables/lstm_coupling_histogram.csv",
+    "results/tables/unit_half_lives.csv",
+    "results/tables/unit_gate_means.csv",
+    "results/tables/hidden_perturbation_decay.csv",
+    "results/tables/forget_bias_sweep.csv",
+    "results/figures/lstm_cell_decay.png",
+    "results/figures/gru_vs_lstm_gates.png",
+    "results/figures/hidden_perturbation_decay.png",
+    "results/figures/forget_bias_sweep.png",
+)
+CLAIMS_TARGETS = ("results/claims.csv", "results/claims.md", "results/claims.html")
+REGIME_SWEEP_FIGURE = "results/figures/regime_sensitivity.png"
+
+# Each open question's table and figure (open_questions.smk), in report order.
+OPEN_QUESTION_TABLES = {
+    "reset_gate": "results/tables/open_reset_gate.csv",
+    "split_by_width": "results/tables/split_by_width.csv",
+    "two_layers": "results/tables/two_layers.csv",
+    "longer_training": "results/tables/longer_training.csv",
+    "cho_gru": "results/tables/cho_vs_pytorch_gru.csv",
+    "long_memory": "results/tables/long_memory.csv",
+}
+OPEN_QUESTION_FIGURES = {
+    "split_by_width": "results/figures/split_by_width.png",
+    "longer_training": "results/figures/longer_training.png",
+}
+OPEN_QUESTIONS_REPORT = "results/open_questions.md"

@@ -1,0 +1,131 @@
+"""Training regimes: the config's named regimes, the points of the regime sweep, and
+the `train` settings each regime trains with.
+
+A regime is a dict of overrides of `train` keys (and optionally `dataset`). The regime
+sweep adds one regime per (optimizer, learning rate, steps) point, unless a configured
+regime already trains that way on the corpus (adam at train.lr for train.steps is
+`default`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+# The `train` keys that shape a model (the others say where and how fast it runs).
+TRAIN_CONFIG_KEYS = (
+    "optimizer",
+    "lr",
+    "momentum",
+    "batch_size",
+    "seq_len",
+    "steps",
+    "clip_norm",
+    "eval_every",
+    "val_windows",
+    "embed_dim",
+    "layers",
+    "forget_bias",
+)
+
+
+def train_config_with(train: Mapping, overrides: Mapping) -> dict:
+    """The `train` keys that shape a model, with `overrides` applied (other keys ignored)."""
+    merged = {key: train[key] for key in TRAIN_CONFIG_KEYS}
+    merged.update({k: v for k, v in overrides.items() if k in TRAIN_CONFIG_KEYS})
+    return merged
+
+
+def dataset_of(overrides: Mapping) -> str:
+    """The dataset a regime trains on: "default" (the corpus) unless it names another."""
+    return overrides.get("dataset", "default")
+
+
+def sweep_regime_name(config: Mapping, optimizer: str, lr: float, steps: int) -> str:
+    """The regime of one sweep point: a configured regime that trains the same way on
+    the corpus (adam at train.lr for train.steps is `default`), else a new name."""
+    train = config["train"]
+    wanted = train_config_with(train, {"optimizer": optimizer, "lr": lr, "steps": steps})
+    for name, overrides in config["regimes"].items():
+        if dataset_of(overrides) == "default" and train_config_with(train, overrides) == wanted:
+            return name
+    return f"{optimizer}_lr{lr:g}_steps{steps}"
+
+
+def sweep_points(config: Mapping) -> list[dict]:
+    """Every (optimizer, learning rate, steps) point of `regime_sweep`, in config order,
+    as ``{regime, optimizer, lr, steps}``; none when the sweep is switched off.
+
+    Refuses two points that would share a regime name, and a point whose name a
+    configured regime holds but trains differently."""
+    sweep = config["regime_sweep"]
+    if not sweep["enabled"]:
+        return []
+    train, regimes = config["train"], config["regimes"]
+    points: list[dict] = []
+    for optimizer, lrs in sweep["optimizers"].items():
+        for lr in lrs:
+            for steps in sweep["steps"]:
+                name = sweep_regime_name(config, optimizer, lr, steps)
+                overrides = {"optimizer": optimizer, "lr": lr, "steps": steps}
+                if any(p["regime"] == name for p in points) or (
+                    name in regimes
+                    and train_config_with(train, regimes[name]) != train_config_with(train, overrides)
+                ):
+                    raise ValueError(
+                        f"regime_sweep: the point ({optimizer}, lr {lr}, {steps} steps) "
+                        f"would be named {name!r}, which another point or a differently "
+                        "trained regime under `regimes` already uses; drop the duplicate "
+                        "learning rate or rename that regime"
+                    )
+                points.append({"regime": name, "optimizer": optimizer, "lr": lr, "steps": steps})
+    return points
+
+
+def all_regimes(config: Mapping, points: list[dict]) -> dict[str, dict]:
+    """Every regime a model can train under: the configured ones (config order), then
+    the sweep points that are not configured regimes (sweep order)."""
+    regimes = dict(config["regimes"])
+    for point in points:
+        regimes.setdefault(point["regime"], {k: point[k] for k in ("optimizer", "lr", "steps")})
+    return regimes
+
+
+def check_forget_bias_sweep(config: Mapping) -> None:
+    """Every regime of `forget_bias_sweep` is configured and trains on the corpus."""
+    for regime in config["forget_bias_sweep"]["regimes"]:
+        if regime not in config["regimes"]:
+            raise ValueError(
+                f"forget_bias_sweep.regimes names {regime!r}, which is not under `regimes`; "
+                "define it there (e.g. forget_bias_1: {forget_bias: 1.0})"
+            )
+        dataset = dataset_of(config["regimes"][regime])
+        if dataset != "default":
+            raise ValueError(
+                f"forget_bias_sweep.regimes names {regime!r}, which trains on "
+                f"{dataset!r}; the sweep's models train on the corpus"
+            )
+
+
+def check_question_regime(config: Mapping, question: str, regime: str, dataset: str = "default") -> str:
+    """`regime`, unless the (enabled) question names an undefined regime or one on
+    another dataset: then refuse the config."""
+    if not config["open_questions"][question]["enabled"]:
+        return regime
+    if regime not in config["regimes"]:
+        raise ValueError(f"open_questions.{question} names regime {regime!r}, which is not under `regimes`")
+    found = dataset_of(config["regimes"][regime])
+    if found != dataset:
+        raise ValueError(
+            f"open_questions.{question}: regime {regime!r} trains on dataset "
+            f"{found!r}; it must set dataset: {dataset}"
+        )
+    return regime
+
+
+def default_corpus_counterpart(config: Mapping, regime: str) -> str | None:
+    """The configured corpus regime with the same training overrides as `regime`, or None."""
+    overrides = {k: v for k, v in config["regimes"][regime].items() if k != "dataset"}
+    for other, other_overrides in config["regimes"].items():
+        if dataset_of(other_overrides) == "default" and other_overrides == overrides:
+            return other
+    return None

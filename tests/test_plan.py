@@ -1,0 +1,361 @@
+"""The plan of runs (gatedrnn.plan) without Snakemake: every sweep and question switch,
+the refusals, and one dry run that checks the plan against what Snakemake schedules."""
+
+from __future__ import annotations
+
+import copy
+import re
+import subprocess
+import sys
+from types import SimpleNamespace
+
+import pytest
+import yaml
+from conftest import DEFAULT_CONFIG, REPO, SMOKE_CONFIG
+
+from gatedrnn.plan import ANY_RUN, Plan, Run, checkpoint_dir, gate_file, model_file, run_files
+from gatedrnn.plan.paths import OPEN_QUESTION_TABLES
+
+DEFAULT = yaml.safe_load(DEFAULT_CONFIG.read_text())
+SMOKE = yaml.safe_load(SMOKE_CONFIG.read_text())
+
+
+def plan_of(mutate=None, base=DEFAULT) -> Plan:
+    config = copy.deepcopy(base)
+    if mutate is not None:
+        mutate(config)
+    return Plan.from_config(config)
+
+
+def names(runs) -> set[tuple[str, str]]:
+    return {(run.regime, run.name) for run in runs}
+
+
+def refused(mutate, message, base=DEFAULT):
+    with pytest.raises(ValueError) as error:
+        plan_of(mutate, base)
+    assert message in str(error.value)
+    return str(error.value)
+
+
+# ----------------------------------------------------------------- the default config
+
+
+def test_default_config_trains_98_runs_and_extracts_38_gates():
+    plan = plan_of()
+    assert len(plan.training_runs) == 98
+    assert len(plan.gate_runs) == 38
+    assert len(set(plan.training_runs)) == 98  # each run once
+    assert set(plan.gate_runs) <= set(plan.training_runs)
+    assert len(plan.sweep_points) == 12
+    assert len(plan.regimes) == len(DEFAULT["regimes"]) + 10  # two points reuse regimes
+
+
+def test_smoke_config_plan():
+    plan = plan_of(base=SMOKE)
+    assert (len(plan.training_runs), len(plan.gate_runs)) == (27, 18)
+
+
+MODEL_OUTPUT = re.compile(r"results/models/([\w.-]+)/(\w+)/model\.pt")
+
+
+def test_the_plan_is_what_snakemake_schedules(tmp_path):
+    """One dry run of the default config: the same training runs, gate jobs and targets."""
+    from conftest import run_snakemake
+    from test_workflow import job_counts
+
+    proc = run_snakemake(tmp_path, "-n", configfile=DEFAULT_CONFIG)
+    text = proc.stdout + proc.stderr
+    plan = plan_of()
+    assert {(m.group(1), m.group(2)) for m in MODEL_OUTPUT.finditer(text)} == names(plan.training_runs)
+    counts = job_counts(text)
+    assert counts["train"] == len(plan.training_runs) == 98
+    assert counts["gates"] == len(plan.gate_runs)
+    for targets in plan.targets.values():
+        for target in targets:
+            assert target in text
+
+
+# ----------------------------------------------------------------- names and paths
+
+
+def test_model_names_follow_the_conventions():
+    plan = plan_of()
+    assert plan.model_id("gru", "budget") == "gru_budget325"
+    assert plan.model_id("lstm", 325) == "lstm_w325"
+    assert plan.model_id("gru", "budget", 128) == "gru_budget128"
+    assert plan.comparison_ids == {
+        "reference_lstm": "lstm_w325",
+        "width_matched_gru": "gru_w325",
+        "budget_matched_gru": "gru_budget325",
+    }
+    assert plan.claim_models["budget_matched_rnn"] == "rnn_budget325"
+    run = Run("default", "gru_budget325", 2)
+    assert run.name == "gru_budget325_s2"
+    assert model_file(run, "model.pt") == "results/models/default/gru_budget325_s2/model.pt"
+    assert plan.model_dir("default", "gru", "budget", 2) == "results/models/default/gru_budget325_s2"
+    assert gate_file(run) == "results/gates/default/gru_budget325_s2.npz"
+    assert gate_file(run, "check.json") == "results/gates/default/gru_budget325_s2.check.json"
+    assert run_files([run], "gates") == [gate_file(run)]
+
+
+def test_rule_patterns_are_the_same_names_with_wildcards():
+    assert model_file(ANY_RUN, "model.pt") == "results/models/{regime}/{cell}_{width}_s{seed}/model.pt"
+    assert gate_file(ANY_RUN) == "results/gates/{regime}/{cell}_{width}_s{seed}.npz"
+    wildcards = SimpleNamespace(regime="steps_x4", cell="gru_noreset", width="budget325", seed="1")
+    assert checkpoint_dir(Run.of(wildcards)) == "results/checkpoints/steps_x4/gru_noreset_budget325_s1"
+
+
+def test_grid_and_gate_files_are_model_major():
+    plan = plan_of()
+    files = plan.grid_files("summary.json", models=plan.comparison)
+    assert files[:4] == [
+        "results/models/default/lstm_w325_s0/summary.json",
+        "results/models/default/lstm_w325_s1/summary.json",
+        "results/models/default/lstm_w325_s2/summary.json",
+        "results/models/default/gru_budget325_s0/summary.json",
+    ]
+    assert len(plan.grid_files("history.csv")) == 12
+    assert plan.gate_files([plan.reference_lstm], suffix="check.json")[0].endswith("lstm_w325_s0.check.json")
+
+
+def test_wildcard_constraints_match_every_regime_and_no_prefix():
+    plan = plan_of()
+    pattern = plan.wildcard_constraints["regime"]
+    for regime in plan.regimes:
+        assert re.fullmatch(pattern, regime)
+    assert not re.fullmatch(pattern, "adam_lr0x0005_steps800")  # the dot is escaped
+    assert re.fullmatch(plan.wildcard_constraints["width"], "budget325")
+
+
+def test_the_plan_imports_neither_torch_nor_snakemake():
+    code = "import sys, gatedrnn.plan; print(sorted({'torch', 'snakemake'} & set(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    assert out.stdout.strip() == "[]"
+
+
+# ------------------------------------------------------------------------ regimes
+
+
+def test_train_config_applies_a_regimes_overrides_only_to_train_keys():
+    plan = plan_of()
+    assert plan.train_config("default")["steps"] == 800
+    assert plan.train_config("steps_x4")["steps"] == 3200
+    assert plan.train_config("forget_bias_3")["forget_bias"] == 3.0
+    assert "dataset" not in plan.train_config("long_memory")
+    assert plan.train_config("sgd_lr0.3_steps800") == {
+        **plan.train_config("default"),
+        "optimizer": "sgd",
+        "lr": 0.3,
+    }
+    assert plan.corpus("long_memory")["corpus"] == "data/long_memory/corpus.txt"
+    assert plan.corpus("sgd_lr1_steps3200")["corpus"] == "data/corpus.txt"
+
+
+def test_regime_sweep_reuses_configured_regimes_and_names_the_others():
+    plan = plan_of()
+    points = [p["regime"] for p in plan.sweep_points]
+    assert points[:2] == ["adam_lr0.0005_steps800", "adam_lr0.0005_steps3200"]
+    assert "default" in points and "steps_x4" in points  # adam at train.lr, 800 and 3200 steps
+    assert {"sgd_lr0.1_steps800", "sgd_lr1_steps3200"} <= set(points)
+    assert list(plan.regimes)[: len(DEFAULT["regimes"])] == list(DEFAULT["regimes"])
+    assert len(plan.regime_sweep_runs) == 24
+    assert plan.targets["regime_sweep"] == [
+        "results/tables/regime_sensitivity.csv",
+        "results/figures/regime_sensitivity.png",
+    ]
+    # a configured regime that trains like a point lends the point its name
+    same = plan_of(lambda c: c["regimes"].update(sgd_fast={"optimizer": "sgd", "lr": 0.1}))
+    assert "sgd_fast" in [p["regime"] for p in same.sweep_points]
+    assert "sgd_lr0.1_steps800" not in same.regimes
+
+
+def test_switching_the_regime_sweep_off():
+    on, off = plan_of(), plan_of(lambda c: c["regime_sweep"].update(enabled=False))
+    assert off.sweep_points == () and off.regime_sweep_runs == ()
+    assert list(off.regimes) == list(DEFAULT["regimes"])
+    assert off.targets["regime_sweep"] == []
+    gone = names(on.training_runs) - names(off.training_runs)
+    assert {regime for regime, _ in gone} == set(on.regimes) - set(DEFAULT["regimes"])
+    assert len(off.training_runs) == 78 and len(off.gate_runs) == 38 - 20
+
+
+@pytest.mark.parametrize(
+    "mutate",
+    [
+        # two learning rates that print alike would share a regime (and its models)
+        lambda c: c["regime_sweep"]["optimizers"].update(adam=[0.003, 0.0030000001]),
+        # a configured regime already holds a point's name but trains differently
+        lambda c: c["regimes"].update(sgd_lr1_steps800={"optimizer": "sgd", "lr": 1.0, "layers": 2}),
+    ],
+)
+def test_a_sweep_point_whose_name_is_taken_is_refused(mutate):
+    refused(mutate, "regime_sweep: the point")
+
+
+# ------------------------------------------------------------- the forget-bias sweep
+
+
+def test_forget_bias_sweep_runs_and_biases():
+    plan = plan_of()
+    assert plan.forget_biases == {"default": None, "forget_bias_1": 1.0, "forget_bias_3": 3.0}
+    assert plan.sweep_files("model.pt")[3] == "results/models/forget_bias_1/lstm_w325_s0/model.pt"
+    one = plan_of(lambda c: c["forget_bias_sweep"].update(regimes=["forget_bias_3"], seeds=[4]))
+    assert names(one.forget_bias_sweep_runs) == {("forget_bias_3", "lstm_w325_s4")}
+    assert ("forget_bias_1", "lstm_w325_s0") not in names(one.training_runs)
+
+
+def test_forget_bias_sweep_refuses_undefined_and_other_dataset_regimes():
+    refused(
+        lambda c: c["forget_bias_sweep"].update(regimes=["default", "forget_bias_9"]),
+        "forget_bias_sweep.regimes names 'forget_bias_9', which is not under `regimes`",
+    )
+    refused(
+        lambda c: c["forget_bias_sweep"].update(regimes=["long_memory_forget_bias_3"]),
+        "which trains on 'long_memory'; the sweep's models train on the corpus",
+    )
+
+
+# ---------------------------------------------------------------- the open questions
+
+# What switching each question off removes from the training runs (the rest stays).
+ONLY_NEEDED_BY = {
+    "reset_gate": lambda run: run.model.startswith("gru_noreset"),
+    "split_by_width": lambda run: run.model[-3:] in ("128", "256", "512"),
+    "two_layers": lambda run: run.regime == "two_layers",
+    # the regime sweep keeps seed 0 of steps_x4 (adam at train.lr for 3200 steps)
+    "longer_training": lambda run: run.regime == "steps_x4" and run.seed != 0,
+    "cho_gru": lambda run: run.model.startswith("cho_gru"),
+    "long_memory": lambda run: run.regime.startswith("long_memory"),
+}
+
+
+@pytest.mark.parametrize("question", list(ONLY_NEEDED_BY))
+def test_switching_one_question_off_leaves_out_its_table_and_its_models(question):
+    on = plan_of()
+    off = plan_of(lambda c: c["open_questions"][question].update(enabled=False))
+    gone = set(on.training_runs) - set(off.training_runs)
+    assert gone and gone == {run for run in on.training_runs if ONLY_NEEDED_BY[question](run)}
+    assert set(off.training_runs) <= set(on.training_runs)
+    table = OPEN_QUESTION_TABLES[question]
+    assert table in on.targets["open_questions"] and table not in off.targets["open_questions"]
+    assert question not in off.enabled_questions
+    assert "results/open_questions.md" in off.targets["open_questions"]
+    # the runs are still planned: its table can be asked for by name
+    assert off.questions.of(question) == on.questions.of(question)
+
+
+def test_switching_every_question_off():
+    def all_off(config):
+        for settings in config["open_questions"].values():
+            settings["enabled"] = False
+
+    plan = plan_of(all_off)
+    assert plan.targets["open_questions"] == [] and plan.enabled_questions == []
+    assert not any(run.model.startswith(("gru_noreset", "cho_gru")) for run in plan.training_runs)
+    figures = {t for t in plan_of().targets["open_questions"] if t.endswith(".png")}
+    assert figures == {"results/figures/split_by_width.png", "results/figures/longer_training.png"}
+
+
+def test_question_runs_follow_their_widths_and_seeds():
+    plan = plan_of(
+        lambda c: (
+            c["open_questions"]["reset_gate"].update(widths=["budget", 325], seeds=[0]),
+            c["open_questions"]["split_by_width"].update(reference_widths=[128], seeds=[5]),
+            c["open_questions"]["cho_gru"].update(widths=[256, "budget"]),
+        )
+    )
+    q = plan.questions
+    assert names(q.reset_noreset) == {
+        ("default", "gru_noreset_budget325_s0"),
+        ("default", "gru_noreset_w325_s0"),
+    }
+    assert names(q.reset_pinned) == {("default", "gru_budget325_s0")}
+    assert [run.name for run in q.split_by_width] == ["lstm_w128_s5", "gru_w128_s5", "gru_budget128_s5"]
+    assert q.cho_pairs == {"cho_gru_w256": "gru_w256", "cho_gru_budget325": "gru_budget325"}
+    assert [run.model for run in q.two_layers[::3]] == [
+        "lstm_w325",
+        "gru_budget325",
+        "gru_w325",
+        "lstm_w325",
+        "gru_budget325",
+        "gru_w325",
+    ]
+    assert {run.regime for run in q.two_layers} == {"default", "two_layers"}
+
+
+def test_long_memory_trains_only_the_lstm_under_a_forget_bias_and_pairs_counterparts():
+    q = plan_of().questions
+    models = {(run.regime, run.model) for run in q.long_memory}
+    assert models == {
+        ("long_memory", "lstm_w325"),
+        ("long_memory", "gru_budget325"),
+        ("long_memory_forget_bias_3", "lstm_w325"),
+    }
+    assert q.long_memory_counterparts == {
+        "long_memory": "default",
+        "long_memory_forget_bias_3": "forget_bias_3",
+    }
+    assert ("forget_bias_3", "lstm_w325_s1") in names(q.long_memory_counterpart_runs)
+    assert len(q.long_memory_counterpart_runs) == len(q.long_memory)
+
+
+@pytest.mark.parametrize(
+    "mutate,message",
+    [
+        (
+            lambda c: c["open_questions"]["two_layers"].update(regime="three_layers"),
+            "open_questions.two_layers names regime 'three_layers', which is not under `regimes`",
+        ),
+        (
+            lambda c: c["open_questions"]["longer_training"].update(regime="long_memory"),
+            "open_questions.longer_training: regime 'long_memory' trains on dataset 'long_memory'; "
+            "it must set dataset: default",
+        ),
+        (
+            lambda c: c["open_questions"]["long_memory"].update(regimes=["default"]),
+            "it must set dataset: long_memory",
+        ),
+        (
+            lambda c: c["open_questions"]["long_memory"].update(distance=128),
+            "open_questions.long_memory.distance is 128",
+        ),
+    ],
+)
+def test_an_enabled_question_with_an_unusable_regime_is_refused(mutate, message):
+    refused(mutate, message)
+
+
+def test_a_switched_off_question_may_name_a_regime_the_config_lacks():
+    def off(config):
+        config["open_questions"]["two_layers"].update(enabled=False, regime="three_layers")
+        config["open_questions"]["long_memory"].update(enabled=False, regimes=["gone"], distance=999)
+
+    plan = plan_of(off)
+    assert {run.regime for run in plan.questions.two_layers} == {"default", "three_layers"}
+    assert plan.questions.long_memory_counterparts == {"gone": None}
+    assert "three_layers" not in {run.regime for run in plan.training_runs}
+
+
+# ------------------------------------------------------------------- grid and claims
+
+
+def test_grid_widths_and_seeds_shape_the_runs():
+    plan = plan_of(
+        lambda c: c["grid"].update(reference_width=64, seeds=[7], models=[{"cell": "lstm", "width": 64}])
+    )
+    assert plan.runs(plan.grid) == (Run("default", "lstm_w64", 7),)
+    assert plan.model_id(*plan.budget_matched_gru) == "gru_budget64"
+    # D3 and E1 still need their models, grid or not
+    assert ("default", "rnn_budget64_s7") in names(plan.training_runs)
+    assert ("default", "gru_w64_s7") in names(plan.training_runs)
+
+
+def test_the_claims_ledger_reads_the_enabled_questions_tables_only():
+    published = str(REPO / "config" / "published.yaml")
+    new_findings = str(REPO / "config" / "new_findings.yaml")
+    tables = plan_of().claims_tables(published, new_findings)
+    assert "results/tables/gru_gates.csv" in tables and "results/tables/long_memory.csv" in tables
+    assert "results/tables/regime_sensitivity.csv" not in tables  # an input of its own
+    off = plan_of(lambda c: c["open_questions"]["long_memory"].update(enabled=False))
+    assert set(tables) - set(off.claims_tables(published, new_findings)) == {"results/tables/long_memory.csv"}
