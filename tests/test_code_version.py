@@ -60,8 +60,7 @@ def test_closure_follows_imports_through_modules_packages_and_relative_imports(t
 def versions(root: Path) -> dict[str, str]:
     from gatedrnn import code_version as cv
 
-    cv._parse.cache_clear()
-    cv.fingerprint.cache_clear()
+    cv._analyse.cache_clear()
     cv._code_version.cache_clear()
     return {
         name: code_version(root / f"workflow/scripts/{name}.py", root / "src") for name in ("figure", "table")

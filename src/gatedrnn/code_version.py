@@ -32,9 +32,9 @@ PACKAGE = "gatedrnn"
 SRC = Path(__file__).resolve().parents[1]  # the directory holding the package
 
 
-def _strip_docstrings(tree: ast.AST) -> ast.AST:
+def _strip_docstrings(tree: ast.Module) -> ast.Module:
     """Drop the docstring of the module and of every class and function."""
-    for node in ast.walk(tree):
+    for node in [tree, *_statements(tree.body)]:
         if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
             body = node.body
             if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
@@ -43,17 +43,37 @@ def _strip_docstrings(tree: ast.AST) -> ast.AST:
     return tree
 
 
-@cache
-def _parse(path: Path) -> ast.Module:
-    return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+def _statements(body):
+    """Every statement of a body, nested bodies included (imports are statements, so
+    expressions need not be visited)."""
+    for node in body:
+        yield node
+        for field in ("body", "orelse", "finalbody"):
+            yield from _statements(getattr(node, field, ()))
+        for handler in getattr(node, "handlers", ()):
+            yield from _statements(handler.body)
+        for case in getattr(node, "cases", ()):
+            yield from _statements(case.body)
 
 
 @cache
+def _analyse(path: Path) -> tuple[tuple, str]:
+    """(the file's import statements as (level, module, names), its fingerprint)."""
+    tree = ast.parse(Path(path).read_text(encoding="utf-8"), filename=str(path))
+    imports = []
+    for node in _statements(tree.body):
+        if isinstance(node, ast.Import):
+            imports.append((0, None, tuple(alias.name for alias in node.names)))
+        elif isinstance(node, ast.ImportFrom):
+            imports.append((node.level, node.module, tuple(alias.name for alias in node.names)))
+    digest = hashlib.sha256(ast.dump(_strip_docstrings(tree)).encode()).hexdigest()
+    return tuple(imports), digest
+
+
 def fingerprint(path: Path) -> str:
     """sha256 of a Python file's syntax tree without docstrings (comments and
     formatting never reach the tree)."""
-    tree = _strip_docstrings(ast.parse(Path(path).read_text(encoding="utf-8")))
-    return hashlib.sha256(ast.dump(tree).encode()).hexdigest()
+    return _analyse(Path(path))[1]
 
 
 def module_file(name: str, src: Path = SRC) -> Path | None:
@@ -79,20 +99,20 @@ def imported_names(path: Path, name: str | None = None) -> set[str]:
     file imports anywhere in its body. ``name`` is the file's own module name
     (needed for relative imports; None for a rule script)."""
     found: set[str] = set()
-    for node in ast.walk(_parse(path)):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                if name is None:
-                    continue
-                anchor = _package_of(name, path).split(".")
-                anchor = anchor[: len(anchor) - (node.level - 1)]
-                base = ".".join(anchor + ([node.module] if node.module else []))
-            else:
-                base = node.module or ""
-            found.add(base)
-            found.update(f"{base}.{alias.name}" for alias in node.names)
+    for level, module, names in _analyse(Path(path))[0]:
+        if module is None and level == 0:  # import a.b, c
+            found.update(names)
+            continue
+        if level:
+            if name is None:
+                continue
+            anchor = _package_of(name, Path(path)).split(".")
+            anchor = anchor[: len(anchor) - (level - 1)]
+            base = ".".join(anchor + ([module] if module else []))
+        else:
+            base = module
+        found.add(base)
+        found.update(f"{base}.{alias}" for alias in names)
     return {n for n in found if n == PACKAGE or n.startswith(PACKAGE + ".")}
 
 

@@ -25,6 +25,7 @@ rule claims:
     conda:
         ENV
     params:
+        code=code_version("claims.py"),
         models=PLAN.claim_models,
         questions=PLAN.enabled_questions,
         all_questions=list(config["open_questions"]),

@@ -12,6 +12,7 @@ rule highway_table:
     conda:
         ENV
     params:
+        code=code_version("closed_form_table.py"),
         table="highway",
     script:
         "../scripts/closed_form_table.py"
@@ -30,6 +31,7 @@ rule forget_bias_init_table:
     conda:
         ENV
     params:
+        code=code_version("closed_form_table.py"),
         table="forget_bias_init",
     script:
         "../scripts/closed_form_table.py"
@@ -44,6 +46,7 @@ rule cell_step_example_table:
     conda:
         ENV
     params:
+        code=code_version("closed_form_table.py"),
         table="cell_step_example",
     script:
         "../scripts/closed_form_table.py"
@@ -58,6 +61,7 @@ rule param_counts_table:
     conda:
         ENV
     params:
+        code=code_version("closed_form_table.py"),
         table="param_counts",
     script:
         "../scripts/closed_form_table.py"
@@ -77,6 +81,7 @@ rule gru_reset_placement_table:
     conda:
         ENV
     params:
+        code=code_version("closed_form_table.py"),
         table="gru_reset_placement",
     script:
         "../scripts/closed_form_table.py"
@@ -95,6 +100,8 @@ rule grad_reach_init_table:
     conda:
         ENV
     threads: 4
+    params:
+        code=code_version("grad_reach_init_table.py"),
     script:
         "../scripts/grad_reach_init_table.py"
 
@@ -113,6 +120,8 @@ rule grad_reach_init_figure:
         log_for("grad_reach_init_figure"),
     conda:
         ENV
+    params:
+        code=code_version("grad_reach_init_figure.py"),
     script:
         "../scripts/grad_reach_init_figure.py"
 
@@ -128,5 +137,7 @@ rule highway_figure:
         log_for("highway_figure"),
     conda:
         ENV
+    params:
+        code=code_version("highway_figure.py"),
     script:
         "../scripts/highway_figure.py"

@@ -6,8 +6,17 @@ import sys
 
 from snakemake.utils import min_version, validate
 
-# The plan is plain Python beside the rules: import this checkout's, whatever is installed.
-sys.path.insert(0, os.path.join(workflow.basedir, "src"))
+# The package is plain Python beside the rules: this checkout's src/ comes first, for
+# planning (here) and for every job's script (PYTHONPATH, inherited by local jobs, SLURM
+# jobs and conda environments alike), whatever is installed.
+SRC = os.path.join(workflow.basedir, "src")
+sys.path.insert(0, SRC)
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [SRC]
+    + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != SRC]
+)
+
+from gatedrnn.code_version import code_version as _code_version
 
 from gatedrnn.plan import (
     ANY_RUN,
@@ -90,6 +99,16 @@ def reported(path, family, subcategory=None, caption=None):
         caption=f"../report/{caption}.rst",
         category=REPORT_CATEGORIES[family],
         subcategory=subcategory,
+    )
+
+
+def code_version(script):
+    """The `code` param of every rule: a hash of the script and of each package module it
+    imports (gatedrnn.code_version). When the code changes, the param changes, and
+    Snakemake's params rerun trigger reruns the rule; comments, formatting and
+    docstrings do not count."""
+    return _code_version(
+        os.path.join(workflow.basedir, "workflow", "scripts", script), SRC
     )
 
 

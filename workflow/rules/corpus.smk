@@ -8,6 +8,7 @@ rule corpus:
     conda:
         ENV
     params:
+        code=code_version("corpus.py"),
         corpus=config["corpus"],
     script:
         "../scripts/corpus.py"

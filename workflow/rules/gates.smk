@@ -20,6 +20,7 @@ rule gates:
     conda:
         ENV
     params:
+        code=code_version("probe_gates.py"),
         train_fraction=config["split"]["train_fraction"],
         lines=config["probe"]["lines"],
         length=config["probe"]["length"],
@@ -37,6 +38,8 @@ rule manual_step_check:
         log_for("manual_step_check"),
     conda:
         ENV
+    params:
+        code=code_version("manual_step_check.py"),
     script:
         "../scripts/manual_step_check.py"
 
@@ -55,6 +58,7 @@ rule lstm_gates:
     conda:
         ENV
     params:
+        code=code_version("gate_stats_table.py"),
         tables={"table": "gate_table"},
     script:
         "../scripts/gate_stats_table.py"
@@ -69,6 +73,7 @@ use rule lstm_gates as lstm_forget_units with:
     log:
         log_for("lstm_forget_units"),
     params:
+        code=code_version("gate_stats_table.py"),
         tables={"table": "forget_units_table"},
 
 
@@ -83,6 +88,7 @@ use rule lstm_gates as lstm_forget_by_char with:
     log:
         log_for("lstm_forget_by_char"),
     params:
+        code=code_version("gate_stats_table.py"),
         tables={"table": "forget_by_char_table"},
 
 
@@ -95,6 +101,7 @@ use rule lstm_gates as gru_gates with:
     log:
         log_for("gru_gates"),
     params:
+        code=code_version("gate_stats_table.py"),
         tables={"table": "gate_table"},
 
 
@@ -110,6 +117,7 @@ use rule lstm_gates as lstm_coupling with:
     log:
         log_for("lstm_coupling"),
     params:
+        code=code_version("gate_stats_table.py"),
         tables={"table": "coupling_table", "histogram": "coupling_histogram_table"},
 
 
@@ -127,6 +135,7 @@ use rule lstm_gates as unit_half_lives with:
     log:
         log_for("unit_half_lives"),
     params:
+        code=code_version("gate_stats_table.py"),
         # the half-lives table is computed from the units table
         tables={"units": "unit_gates_table", "table": "unit_half_lives_table"},
 
@@ -148,6 +157,7 @@ rule lstm_cell_decay:
     conda:
         ENV
     params:
+        code=code_version("perturbation_table.py"),
         table="lstm_cell_decay",
         train_fraction=config["split"]["train_fraction"],
         lines=config["probe"]["lines"],
@@ -172,6 +182,7 @@ use rule lstm_cell_decay as hidden_perturbation_decay with:
     log:
         log_for("hidden_perturbation_decay"),
     params:
+        code=code_version("perturbation_table.py"),
         table="hidden_perturbation_decay",
 
 
@@ -187,6 +198,7 @@ use rule lstm_cell_decay as forget_bias_sweep with:
     log:
         log_for("forget_bias_sweep"),
     params:
+        code=code_version("perturbation_table.py"),
         table="forget_bias_sweep",
         forget_biases=PLAN.forget_biases,
 
@@ -201,6 +213,7 @@ rule lstm_cell_decay_figure:
     conda:
         ENV
     params:
+        code=code_version("gate_figure.py"),
         figure="lstm_cell_decay",
     script:
         "../scripts/gate_figure.py"
@@ -220,6 +233,7 @@ rule gru_vs_lstm_gates_figure:
     conda:
         ENV
     params:
+        code=code_version("gate_figure.py"),
         figure="gru_vs_lstm_gates",
     script:
         "../scripts/gate_figure.py"
@@ -239,6 +253,7 @@ rule hidden_perturbation_decay_figure:
     conda:
         ENV
     params:
+        code=code_version("gate_figure.py"),
         figure="hidden_perturbation_decay",
     script:
         "../scripts/gate_figure.py"
@@ -254,6 +269,7 @@ rule forget_bias_sweep_figure:
     conda:
         ENV
     params:
+        code=code_version("gate_figure.py"),
         figure="forget_bias_sweep",
     script:
         "../scripts/gate_figure.py"

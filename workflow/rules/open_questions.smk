@@ -26,6 +26,7 @@ rule open_reset_gate:
     conda:
         ENV
     params:
+        code=code_version("open_reset_gate.py"),
         train_fraction=config["split"]["train_fraction"],
     script:
         "../scripts/open_reset_gate.py"
@@ -41,6 +42,8 @@ rule split_by_width:
         log_for("open_questions/split_by_width"),
     conda:
         ENV
+    params:
+        code=code_version("split_by_width.py"),
     script:
         "../scripts/split_by_width.py"
 
@@ -58,6 +61,7 @@ rule two_layers:
         ENV
     params:
         **PLAN.comparison_ids,
+        code=code_version("two_layers.py"),
     script:
         "../scripts/two_layers.py"
 
@@ -75,6 +79,8 @@ rule longer_training:
         log_for("open_questions/longer_training"),
     conda:
         ENV
+    params:
+        code=code_version("longer_training.py"),
     script:
         "../scripts/longer_training.py"
 
@@ -90,6 +96,7 @@ rule cho_vs_pytorch_gru:
     conda:
         ENV
     params:
+        code=code_version("cho_vs_pytorch_gru.py"),
         pytorch_models=QUESTION_RUNS.cho_pairs,
     script:
         "../scripts/cho_vs_pytorch_gru.py"
@@ -105,6 +112,7 @@ rule long_memory_corpus:
     conda:
         ENV
     params:
+        code=code_version("long_memory_corpus.py"),
         chars=LONG_MEMORY["chars"],
         distance=LONG_MEMORY["distance"],
         seed=LONG_MEMORY["seed"],
@@ -131,6 +139,7 @@ rule long_memory:
     conda:
         ENV
     params:
+        code=code_version("long_memory.py"),
         distance=LONG_MEMORY["distance"],
         n_keys=LONG_MEMORY["keys"],
         n_fillers=LONG_MEMORY["fillers"],
@@ -152,6 +161,8 @@ rule open_questions_report:
         log_for("open_questions/open_questions_report"),
     conda:
         ENV
+    params:
+        code=code_version("open_questions_report.py"),
     script:
         "../scripts/open_questions_report.py"
 
@@ -166,6 +177,7 @@ rule split_by_width_figure:
     conda:
         ENV
     params:
+        code=code_version("open_question_figure.py"),
         figure="split_by_width",
     script:
         "../scripts/open_question_figure.py"
@@ -182,6 +194,7 @@ rule longer_training_figure:
     conda:
         ENV
     params:
+        code=code_version("open_question_figure.py"),
         figure="longer_training",
     script:
         "../scripts/open_question_figure.py"

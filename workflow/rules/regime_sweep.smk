@@ -18,6 +18,7 @@ rule regime_sensitivity:
     conda:
         ENV
     params:
+        code=code_version("regime_sensitivity.py"),
         points=list(PLAN.sweep_points),
     script:
         "../scripts/regime_sensitivity.py"
@@ -35,6 +36,7 @@ rule regime_sensitivity_figure:
     conda:
         ENV
     params:
+        code=code_version("regime_sensitivity_figure.py"),
         models=PLAN.claim_models,
     script:
         "../scripts/regime_sensitivity_figure.py"

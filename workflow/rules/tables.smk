@@ -13,6 +13,7 @@ rule matched_widths:
     conda:
         ENV
     params:
+        code=code_version("matched_widths.py"),
         models=[PLAN.model_id(cell, width) for cell, width in PLAN.grid],
         reference_width=PLAN.reference_width,
         embed_dim=config["train"]["embed_dim"],
@@ -31,6 +32,8 @@ rule gru_vs_lstm:
         log_for("gru_vs_lstm"),
     conda:
         ENV
+    params:
+        code=code_version("gru_vs_lstm.py"),
     script:
         "../scripts/gru_vs_lstm.py"
 
@@ -49,6 +52,7 @@ rule gru_advantage_split:
         ENV
     params:
         **PLAN.comparison_ids,
+        code=code_version("gru_advantage_split.py"),
     script:
         "../scripts/gru_advantage_split.py"
 
@@ -64,6 +68,8 @@ rule val_loss_curves:
         log_for("val_loss_curves"),
     conda:
         ENV
+    params:
+        code=code_version("val_loss_curves.py"),
     script:
         "../scripts/val_loss_curves.py"
 
@@ -77,5 +83,7 @@ rule val_loss_curves_figure:
         log_for("val_loss_curves_figure"),
     conda:
         ENV
+    params:
+        code=code_version("val_loss_curves_figure.py"),
     script:
         "../scripts/val_loss_curves_figure.py"

@@ -19,6 +19,7 @@ rule train:
         mem_mb=config["train"]["mem_mb"],
         runtime=config["train"]["runtime"],
     params:
+        code=code_version("train.py"),
         train=lambda wildcards: PLAN.train_config(wildcards.regime),
         train_fraction=config["split"]["train_fraction"],
         checkpoint_every=config["train"]["checkpoint_every"],
