@@ -11,9 +11,9 @@ from snakemake.utils import min_version, validate
 # jobs and conda environments alike), whatever is installed.
 SRC = os.path.join(workflow.basedir, "src")
 sys.path.insert(0, SRC)
-os.environ["PYTHONPATH"] = os.pathsep.join(
-    [SRC]
-    + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != SRC]
+_INHERITED = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+os.environ.update(
+    PYTHONPATH=os.pathsep.join([SRC] + [p for p in _INHERITED if p != SRC])
 )
 
 from gatedrnn.code_version import code_version as _code_version
