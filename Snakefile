@@ -32,3 +32,30 @@ rule all:
     input:
         # every stage's targets under this config (gatedrnn.plan.Plan.targets)
         list(PLAN.targets.values()),
+
+
+# The reference run's stages (reference/README.md): the study's own experiments
+# (grid, forget-bias sweep, closed forms), then the regime sweep, then the open
+# questions; `snakemake --cores 2 stage_study` and so on, one per session.
+rule stage_study:
+    input:
+        PLAN.targets["tables"],
+        PLAN.targets["closed_form"],
+        PLAN.targets["gates"],
+
+
+rule stage_regimes:
+    input:
+        PLAN.targets["regime_sweep"],
+
+
+rule stage_questions:
+    input:
+        PLAN.targets["open_questions"],
+
+
+# On a cluster only training and gate extraction go to the scheduler: every other
+# rule takes seconds, and a queued job would wait longer than it runs.
+SCHEDULED_RULES = {"train", "gates"}
+
+workflow.localrules(*(r.name for r in workflow.rules if r.name not in SCHEDULED_RULES))

@@ -61,6 +61,7 @@ def versions(root: Path) -> dict[str, str]:
     from gatedrnn import code_version as cv
 
     cv._analyse.cache_clear()
+    cv._file_digest.cache_clear()
     cv._code_version.cache_clear()
     return {
         name: code_version(root / f"workflow/scripts/{name}.py", root / "src") for name in ("figure", "table")
@@ -128,3 +129,13 @@ def test_fingerprint_of_the_real_package_is_stable_and_the_train_rule_runs_the_m
     assert "gatedrnn.report.style" not in modules
     path = repo / "src/gatedrnn/core/model.py"
     assert fingerprint(path) == fingerprint(path)
+
+
+def test_named_data_files_count_by_their_bytes(tmp_path):
+    root = make_tree(tmp_path, PACKAGE | {"config/claims.yaml": "a: 1\n"})
+    script, src, data = root / "workflow/scripts/table.py", root / "src", [root / "config/claims.yaml"]
+    before = code_version(script, src, data)
+    assert before != code_version(script, src)
+    (root / "config/claims.yaml").write_text("a: 2\n")
+    versions(root)  # clears the caches
+    assert code_version(script, src, data) != before

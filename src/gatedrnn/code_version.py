@@ -13,6 +13,9 @@ statements anywhere in a module, function bodies included; each imported package
 ``__init__.py`` too, since Python runs it). Third-party packages are the software
 environment's business (pinned in pyproject.toml and envs/), not this one's.
 
+Files of the workflow that a script reads as code-like data (the claims in
+config/published.yaml) can be named too: their bytes count.
+
 What counts as a change: the module's syntax tree without its docstrings. So a
 change to code reruns the rules that import it; comments, blank lines, formatting
 (line wrapping, quotes style that parses the same) and docstrings do not.
@@ -140,19 +143,29 @@ def module_closure(script: str | Path, src: Path = SRC) -> dict[str, Path]:
 
 
 @cache
-def _code_version(script: Path, src: Path) -> str:
+def _file_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@cache
+def _code_version(script: Path, src: Path, data: tuple[Path, ...]) -> str:
     digest = hashlib.sha256()
     digest.update(f"script {fingerprint(script)}\n".encode())
     for name, path in module_closure(script, src).items():
         digest.update(f"{name} {fingerprint(path)}\n".encode())
+    for path in data:
+        digest.update(f"data {path.name} {_file_digest(path)}\n".encode())
     return digest.hexdigest()[:16]
 
 
-def code_version(script: str | Path, src: str | Path = SRC) -> str:
+def code_version(script: str | Path, src: str | Path = SRC, data=()) -> str:
     """A short hash of the code ``script`` runs: the script and the package modules
-    it imports, each as a syntax tree without docstrings. Equal versions mean the
-    same code; see the module docstring for what does and does not count."""
-    return _code_version(Path(script).resolve(), Path(src).resolve())
+    it imports, each as a syntax tree without docstrings, and the bytes of the
+    workflow's own ``data`` files it reads (e.g. config/published.yaml). Equal
+    versions mean the same code; see the module docstring for what does and does not
+    count. Paths never enter the hash, so a moved checkout has the same versions."""
+    files = tuple(Path(d).resolve() for d in data)
+    return _code_version(Path(script).resolve(), Path(src).resolve(), files)
 
 
 def describe(script: str | Path, src: str | Path = SRC) -> list[str]:

@@ -11,8 +11,6 @@ include: "claims_common.smk"
 rule claims:
     """The ledger: published value, reproduced value, where it was read, verdict."""
     input:
-        published=PUBLISHED,
-        new_findings=NEW_FINDINGS,
         tables=PLAN.claims_tables(PUBLISHED, NEW_FINDINGS),
         # the regime sweep's table, for the "holds under ..., differs under ..." column
         regimes=[REGIME_SENSITIVITY] if PLAN.sweep_points else [],
@@ -25,7 +23,9 @@ rule claims:
     conda:
         ENV
     params:
-        code=code_version("claims.py"),
+        code=code_version("claims.py", data=[PUBLISHED_CLAIMS, NEW_FINDINGS_CLAIMS]),
+        published=PUBLISHED_CLAIMS,
+        new_findings=NEW_FINDINGS_CLAIMS,
         models=PLAN.claim_models,
         questions=PLAN.enabled_questions,
         all_questions=list(config["open_questions"]),

@@ -1,8 +1,13 @@
 # Helpers of claims.smk: where the claims files are (their tables are read when the
 # DAG is built: Plan.claims_tables).
-
-# Shipped with the workflow, so found beside the Snakefile whatever --directory is.
-PUBLISHED = os.path.join(workflow.basedir, "config", "published.yaml")
+#
+# Both files ship with the workflow. They are not inputs (an input path would be
+# absolute, and a finished run moved elsewhere would look out of date): the rules
+# that read them name them relative to the workflow, and their bytes are part of the
+# rule's code version, so an edit reruns the ledger.
+PUBLISHED_CLAIMS = "config/published.yaml"
 # The answers to the open questions as ledger rows (rule: new), each under its
 # question's switch: only the enabled questions' rows, and tables, are in the ledger.
-NEW_FINDINGS = os.path.join(workflow.basedir, "config", "new_findings.yaml")
+NEW_FINDINGS_CLAIMS = "config/new_findings.yaml"
+PUBLISHED = os.path.join(workflow.basedir, PUBLISHED_CLAIMS)
+NEW_FINDINGS = os.path.join(workflow.basedir, NEW_FINDINGS_CLAIMS)

@@ -22,6 +22,7 @@ from gatedrnn.plan import (
     ANY_RUN,
     CORPUS,
     CORPUS_PROVENANCE,
+    CORPUS_STEM,
     DATASETS,
     REGIME_SENSITIVITY,
     Plan,
@@ -102,14 +103,15 @@ def reported(path, family, subcategory=None, caption=None):
     )
 
 
-def code_version(script):
+def code_version(script, data=()):
     """The `code` param of every rule: a hash of the script and of each package module it
-    imports (gatedrnn.code_version). When the code changes, the param changes, and
-    Snakemake's params rerun trigger reruns the rule; comments, formatting and
-    docstrings do not count."""
-    return _code_version(
-        os.path.join(workflow.basedir, "workflow", "scripts", script), SRC
-    )
+    imports (gatedrnn.code_version), and of the workflow's `data` files it reads (paths
+    relative to the workflow, e.g. config/published.yaml). When the code changes, the
+    param changes, and Snakemake's params rerun trigger reruns the rule; comments,
+    formatting and docstrings do not count, nor where the checkout lies."""
+    script = os.path.join(workflow.basedir, "workflow", "scripts", script)
+    files = [os.path.join(workflow.basedir, path) for path in data]
+    return _code_version(script, SRC, files)
 
 
 def log_for(name):

@@ -28,7 +28,6 @@ rule regime_sensitivity_figure:
     """Each statistic against the learning rate, one line per optimizer and length."""
     input:
         table=REGIME_SENSITIVITY,
-        published=PUBLISHED,
     output:
         reported("results/figures/regime_sensitivity.png", "H"),
     log:
@@ -36,7 +35,8 @@ rule regime_sensitivity_figure:
     conda:
         ENV
     params:
-        code=code_version("regime_sensitivity_figure.py"),
+        code=code_version("regime_sensitivity_figure.py", data=[PUBLISHED_CLAIMS]),
+        published=PUBLISHED_CLAIMS,
         models=PLAN.claim_models,
     script:
         "../scripts/regime_sensitivity_figure.py"

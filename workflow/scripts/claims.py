@@ -17,13 +17,13 @@ from gatedrnn.claims import (
     select_questions,
     summary_line,
 )
-from gatedrnn.scripting import run_logged
+from gatedrnn.scripting import run_logged, workflow_file
 
 
 def main(log):
-    new_findings = load_claims(snakemake.input.new_findings)
+    new_findings = load_claims(workflow_file(snakemake, snakemake.params.new_findings))
     check_questions(new_findings, snakemake.params.all_questions)
-    claims = load_claims(snakemake.input.published)
+    claims = load_claims(workflow_file(snakemake, snakemake.params.published))
     claims += select_questions(new_findings, snakemake.params.questions)
     needed = claim_tables(claims)
     undeclared = sorted(set(needed) - set(snakemake.input.tables))

@@ -4,11 +4,14 @@ import pandas as pd
 
 from gatedrnn.claims import load_claims
 from gatedrnn.report.regimes import plot_regime_sensitivity, published_marks
-from gatedrnn.scripting import run_logged
+from gatedrnn.scripting import run_logged, workflow_file
 
 
 def main(log):
-    claims = [claim.fill(snakemake.params.models) for claim in load_claims(snakemake.input.published)]
+    claims = [
+        claim.fill(snakemake.params.models)
+        for claim in load_claims(workflow_file(snakemake, snakemake.params.published))
+    ]
     marks = published_marks(claims, snakemake.input.table)
     log(f"published values marked: {marks}")
     plot_regime_sensitivity(pd.read_csv(snakemake.input.table), marks, snakemake.output[0])

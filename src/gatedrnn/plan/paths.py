@@ -14,8 +14,9 @@ from typing import NamedTuple
 
 from gatedrnn.core.conventions import run_name
 
-CORPUS = "data/corpus.txt"
-CORPUS_PROVENANCE = "data/corpus.json"
+CORPUS_STEM = "data/corpus"
+CORPUS = f"{CORPUS_STEM}.txt"
+CORPUS_PROVENANCE = f"{CORPUS_STEM}.json"
 
 # The texts a regime can train on (its `dataset`, default "default"): the corpus
 # of `corpus`, or the copy task of open_questions.long_memory.
