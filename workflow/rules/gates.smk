@@ -17,6 +17,8 @@ rule gates:
         check=gate_file(ANY_RUN, "check.json"),
     log:
         log_for(f"gates/{ANY_RUN.path}"),
+    benchmark:
+        f"results/benchmarks/gates/{ANY_RUN.path}.tsv"
     conda:
         ENV
     params:
