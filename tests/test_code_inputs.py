@@ -108,3 +108,11 @@ def test_comments_whitespace_and_docstrings_are_not_code(workflow_copy):
     text = re.sub(r'^("""[^\n]*)', r"\1 (docstring edited)", text, count=1)
     loop.write_text(text + "\n\n# trailing comment\n")
     assert planned_rules(code, run) == {}
+
+
+def test_a_finished_run_copied_to_another_directory_is_up_to_date_there(tmp_path, smoke_run):
+    """Nothing in the run's metadata depends on where the run or the workflow lies."""
+    moved = tmp_path / "elsewhere" / "run"
+    shutil.copytree(smoke_run, moved, symlinks=True)
+    proc = run_snakemake(moved, "-n")
+    assert "Nothing to be done" in proc.stdout + proc.stderr, (proc.stdout + proc.stderr)[-3000:]

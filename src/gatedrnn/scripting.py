@@ -29,7 +29,7 @@ UNWRITABLE_HINT = (
 def workflow_file(snakemake, relative: str) -> Path:
     """A file shipped with the workflow (``config/published.yaml``), found from the rule
     script's own place (``workflow/scripts/``), whatever the working directory is."""
-    return Path(snakemake.scriptdir).parents[1] / relative
+    return Path(snakemake.scriptdir).resolve().parents[1] / relative
 
 
 def run_logged(log_path: str, main: Callable[[Callable[[str], None]], None], threads: int = 1) -> None:
