@@ -25,8 +25,8 @@ def test_a_second_clone_reuses_the_cached_corpus_without_downloading(tmp_path):
     with http_server(served) as base_url:
         corpus = {"source": "url", "url": f"{base_url}/corpus.txt", "sha256": sha256(TEXT), "timeout": 5}
         configfile = write_config(tmp_path / "config.yaml", {"corpus": corpus})
-        one = run_snakemake(first, "--cores", "1", "data/corpus.txt", "--cache", "corpus",
-                            configfile=configfile, env=env)  # fmt: skip
+        run_snakemake(first, "--cores", "1", "data/corpus.txt", "--cache", "corpus",
+                      configfile=configfile, env=env)  # fmt: skip
     assert (first / "data/corpus.txt").read_bytes() == TEXT
     assert any(cache.iterdir()), "nothing was stored in the cache"
 
