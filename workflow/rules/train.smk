@@ -1,8 +1,26 @@
+from gatedrnn.train.prefix import prefix_regime
+
+
 rule train:
     """Train one (cell, width, seed) model under a named regime; resumes from checkpoints."""
     input:
         # the regime's dataset: the corpus, or a generated one (regime_corpus)
         unpack(lambda wildcards: regime_corpus(wildcards.regime)),
+        # the same model under the regime whose run is this one's first steps
+        # (gatedrnn.train.prefix): the job starts from that run's final state
+        prefix=lambda w: [
+            f"results/models/{shorter}/{w.cell}_{w.width}_s{w.seed}/summary.json"
+            for shorter in [
+                prefix_regime(
+                    {
+                        r: regime_train_config(r) | {"dataset": regime_dataset(r)}
+                        for r in REGIMES
+                    },
+                    w.regime,
+                )
+            ]
+            if shorter is not None
+        ],
     output:
         model="results/models/{regime}/{cell}_{width}_s{seed}/model.pt",
         history="results/models/{regime}/{cell}_{width}_s{seed}/history.csv",

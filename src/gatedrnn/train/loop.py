@@ -11,6 +11,21 @@ Seeds: the model is initialised under ``torch.manual_seed(seed)`` (inside
 come from a separate ``torch.Generator`` seeded with the same ``seed``. The
 generator's state, the optimizer and the history travel in every checkpoint,
 so a run killed at any point and resumed ends with the same bytes.
+
+Three things a long run needs (issues 15 and 20):
+
+- SIGTERM (a scheduler's time limit) is deferred while the loop runs: the step in
+  progress completes, a checkpoint is written at that step, and
+  :class:`~gatedrnn.train.interrupt.TrainingInterrupted` is raised
+  (:mod:`gatedrnn.train.interrupt`). The rerun resumes from that step.
+- A run may start from another run's state when the two differ only in ``steps``
+  (``start_from``, e.g. the 800-step run's ``final_state.pt`` for the 3,200-step
+  run): the learning rate is constant, so the shorter run is the longer one's prefix.
+  Such a state is matched by :func:`prefix_hash` (every key of the protocol and the
+  identity but ``steps``) and :func:`prefix_state_problem` (only states the longer
+  run itself passes through).
+- ``on_divergence="record"`` ends a diverged run as a result instead of an error
+  (:attr:`TrainResult.diverged_at_step`); the default raises :class:`TrainingDiverged`.
 """
 
 from __future__ import annotations
@@ -36,8 +51,12 @@ from torch import nn
 from gatedrnn.core.data import sample_windows, validation_windows
 from gatedrnn.core.model import CharModel, count_parameters, set_forget_bias
 from gatedrnn.io.files import atomic_torch_save
+from gatedrnn.train.interrupt import TrainingInterrupted, deferred_sigterm
 
 CHECKPOINT_NAME = re.compile(r"^checkpoint_step(\d+)\.pt$")
+# A finished run's whole state (model, optimizer, generator, history), kept beside its
+# checkpoints: where a longer run of the same protocol starts (``start_from``).
+FINAL_STATE_NAME = "final_state.pt"
 
 # A training loss above this many times ln(V) (the loss of guessing uniformly) is
 # far worse than chance: the run has diverged even if the loss is still finite.
@@ -77,7 +96,14 @@ class TrainResult:
     history: list[dict] = field(default_factory=list)  # step, train_loss, val_loss
     best_val_loss: float = math.inf
     best_step: int = -1
-    resumed_from: int | None = None
+    resumed_from: int | None = None  # step of the run's own checkpoint it resumed from
+    # step of another run's state (start_from) the run started at; kept through a resume
+    prefix_from: int | None = None
+    # on_divergence="record": the step whose training loss tripped the check, and that
+    # loss; the model holds the weights that loss was computed with (the step's update is
+    # not applied), the history the evaluations before it, best_val_loss is nan.
+    diverged_at_step: int | None = None
+    diverged_loss: float | None = None
 
 
 class TrainingDiverged(RuntimeError):
@@ -87,6 +113,55 @@ class TrainingDiverged(RuntimeError):
 def config_hash(payload: dict) -> str:
     """sha256 of a canonical JSON rendering: what a checkpoint must match to be resumed."""
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def prefix_hash(cfg: TrainConfig, identity: dict | None) -> str:
+    """The checkpoint hash without ``steps``: shared by runs that differ only in length.
+
+    Safe because nothing in the loop reads ``steps`` but where to stop and the extra
+    validation at the last step (the learning rate is constant); which states
+    of another length may be used is :func:`prefix_state_problem`'s to say.
+    """
+    train = asdict(cfg)
+    del train["steps"]
+    return config_hash({"train": train, "identity": identity or {}})
+
+
+def prefix_state_problem(state: dict, cfg: TrainConfig, expected_prefix_hash: str) -> str | None:
+    """Why ``state`` (a checkpoint or final state of a run of maybe another length) is not
+    this run's state at its step; None when it is.
+
+    Two runs that differ only in ``steps`` are identical step for step up to the
+    shorter's end, except that each validates at its own last step (and resets its
+    training-loss window there). So a state at step k serves a run of ``cfg.steps``
+    when k <= cfg.steps, and, unless k is on the validation grid (k % eval_every == 0),
+    k is the last step of both runs or of neither.
+    """
+    if state.get("prefix_hash") != expected_prefix_hash:
+        return "it belongs to another configuration (protocol, data, model or seed)"
+    step, source_steps = state.get("step"), state.get("steps")
+    if not isinstance(step, int) or not isinstance(source_steps, int):
+        return "it does not say at which step of how many it was taken"
+    if step > cfg.steps:
+        return f"it is at step {step}, past this run's {cfg.steps} steps"
+    if step % cfg.eval_every and (step == source_steps) != (step == cfg.steps):
+        return (
+            f"its step {step} is off the validation grid (eval_every {cfg.eval_every}) and the last "
+            "step of one run only"
+        )
+    return None
+
+
+def format_duration(seconds: float) -> str:
+    """A duration for a log line: ``42s``, ``3m12s``, ``2h05m``."""
+    if not math.isfinite(seconds):
+        return "?"
+    seconds = max(0, round(seconds))
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
 
 
 def pick_device(device: str) -> torch.device:
@@ -189,6 +264,39 @@ def verify_archive(path: Path) -> None:
         raise zipfile.BadZipFile(f"CRC-32 mismatch in {bad}")
 
 
+def load_state_file(path: Path, log: Callable[[str], None]) -> dict | None:
+    """A checkpoint or final state that passes its CRC checks and loads; else None,
+    reported (a warning and a WARNING line in the log)."""
+    try:
+        verify_archive(path)
+        return torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as err:
+        message = f"state file {path} is unreadable ({type(err).__name__}: {err}); not using it"
+        warnings.warn(message, stacklevel=3)
+        log(f"WARNING: {message}")
+        return None
+
+
+def load_prefix_state(path: Path, cfg: TrainConfig, expected_prefix_hash: str, log: Callable[[str], None]):
+    """The state at ``path`` (another run's, see :func:`prefix_state_problem`) if this
+    run may start from it; else None, said in the log. A missing file is only a note:
+    the run trains those steps itself and ends with the same bytes."""
+    path = Path(path)
+    if not path.is_file():
+        log(f"note: no state to start from at {path}; training from step 0 (same result, slower)")
+        return None
+    state = load_state_file(path, log)
+    if state is None:
+        return None
+    problem = prefix_state_problem(state, cfg, expected_prefix_hash)
+    if problem is not None:
+        message = f"state {path} cannot start this run: {problem}; training from step 0"
+        warnings.warn(message, stacklevel=2)
+        log(f"WARNING: {message}")
+        return None
+    return state
+
+
 def load_latest_checkpoint(checkpoint_dir: Path, expected_hash: str, log: Callable[[str], None]):
     """The newest checkpoint that loads and matches ``expected_hash``; bad ones are
     reported and skipped (a truncated file from a kill mid-write, a foreign config)."""
@@ -209,6 +317,26 @@ def load_latest_checkpoint(checkpoint_dir: Path, expected_hash: str, log: Callab
             continue
         return state
     return None
+
+
+def canonical_strings(obj):
+    """``obj`` with every string in its dicts, lists and tuples interned.
+
+    torch.save pickles a string once and refers back to it wherever the same object
+    recurs, so a state's bytes depend on which of its equal strings are one object:
+    the optimizer's ``'step'`` key is the interned literal in a fresh run but a string
+    unpickled from a checkpoint in a resumed one. Interned, equal strings are one
+    object either way, and the same state gives the same file however it was reached.
+    """
+    if isinstance(obj, str):
+        return sys.intern(obj)
+    if isinstance(obj, dict):
+        return {canonical_strings(k): canonical_strings(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [canonical_strings(v) for v in obj]
+    if isinstance(obj, tuple):
+        return tuple(canonical_strings(v) for v in obj)
+    return obj
 
 
 def _prune_checkpoints(checkpoint_dir: Path, keep: int) -> None:
@@ -234,16 +362,32 @@ def train_model(
     device: str = "auto",
     log: Callable[[str], None] = print,
     stop_after: int | None = None,
+    start_from: Path | None = None,
+    final_state: Path | None = None,
+    on_divergence: str = "raise",
 ) -> TrainResult:
     """Train one model; resume from ``checkpoint_dir`` if it holds a matching checkpoint.
 
     ``identity`` (cell, width, seed, corpus checksum, ...) goes into the checkpoint
     hash with ``cfg`` so a checkpoint is only ever resumed by the run that wrote it.
     ``stop_after`` ends the loop early after that step (tests use it to simulate a kill).
+
+    ``start_from``: another run's state (a shorter run's ``final_state.pt``) to start
+    at, when it passes :func:`prefix_state_problem` and is ahead of this run's own
+    newest checkpoint. ``final_state``: where to save the whole state once the last
+    step is done. ``on_divergence``: ``"raise"`` (:class:`TrainingDiverged`) or
+    ``"record"`` (stop, and say so in :attr:`TrainResult.diverged_at_step`).
+
+    With a ``checkpoint_dir``, SIGTERM is deferred to the end of the step in progress,
+    which is then checkpointed before :class:`TrainingInterrupted` is raised (the
+    process's previous SIGTERM handler is back when this returns or raises).
     """
+    if on_divergence not in ("raise", "record"):
+        raise ValueError(f"on_divergence must be 'raise' or 'record', not {on_divergence!r}")
     dev = pick_device(device)
     set_determinism(dev)
     expected_hash = config_hash({"train": asdict(cfg), "identity": identity or {}})
+    expected_prefix_hash = prefix_hash(cfg, identity)
 
     model = build_model(cell, hidden, vocab_size, seed, cfg).to(dev)
     optimizer = make_optimizer(model, cfg)
@@ -254,19 +398,47 @@ def train_model(
     result = TrainResult(model=model)
     start_step = 0
     loss_sum, loss_count = 0.0, 0
+    state = None
     if checkpoint_dir is not None:
         checkpoint_dir = Path(checkpoint_dir)
         checkpoint_dir.mkdir(parents=True, exist_ok=True)
         state = load_latest_checkpoint(checkpoint_dir, expected_hash, log)
-        if state is not None:
-            model.load_state_dict(state["model"])
-            optimizer.load_state_dict(state["optimizer"])
-            generator.set_state(state["generator"])
-            result.history = list(state["history"])
-            loss_sum, loss_count = state["loss_sum"], state["loss_count"]
-            start_step = state["step"]
+    if start_from is not None:
+        prefix = load_prefix_state(start_from, cfg, expected_prefix_hash, log)
+        if prefix is not None and (state is None or prefix["step"] > state["step"]):
+            state = prefix
+            result.prefix_from = prefix["step"]
+    if state is not None:
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        generator.set_state(state["generator"])
+        result.history = list(state["history"])
+        loss_sum, loss_count = state["loss_sum"], state["loss_count"]
+        start_step = state["step"]
+        if result.prefix_from is not None:
+            log(f"started from {start_from} at step {start_step} (a shorter run of the same protocol)")
+        else:
             result.resumed_from = start_step
+            result.prefix_from = state.get("prefix_from")  # where this run itself started
             log(f"resumed from checkpoint at step {start_step}")
+
+    def snapshot(step: int) -> dict:
+        """Everything the run's future depends on, as of the end of ``step``."""
+        return canonical_strings(
+            {
+                "step": step,
+                "steps": cfg.steps,
+                "config_hash": expected_hash,
+                "prefix_hash": expected_prefix_hash,
+                "model": model.state_dict(),
+                "optimizer": optimizer.state_dict(),
+                "generator": generator.get_state(),
+                "history": result.history,
+                "loss_sum": loss_sum,
+                "loss_count": loss_count,
+                "prefix_from": result.prefix_from,
+            }
+        )
 
     if start_step == 0:
         val = evaluate(model, val_windows)
@@ -276,51 +448,70 @@ def train_model(
     model.train()
     divergence_threshold = DIVERGENCE_FACTOR * math.log(vocab_size)
     t0 = time.perf_counter()
-    for step in range(start_step + 1, cfg.steps + 1):
-        batch = sample_windows(train_ids, cfg.batch_size, cfg.seq_len, generator).to(dev)
-        loss = sequence_loss(model, batch)
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        nn.utils.clip_grad_norm_(model.parameters(), cfg.clip_norm)
-        optimizer.step()
-        loss_value = loss.item()
-        if not loss_value <= divergence_threshold:  # also catches nan
-            raise TrainingDiverged(
-                f"training diverged at step {step}: loss is {loss_value:.6g} nats/char, above "
-                f"{DIVERGENCE_FACTOR:g} x ln(V) = {divergence_threshold:.4g} (lr {cfg.lr}, "
-                f"optimizer {cfg.optimizer}); lower the learning rate"
-            )
-        loss_sum += loss_value
-        loss_count += 1
+    completed = False
+    with deferred_sigterm(enabled=checkpoint_dir is not None) as sigterm:
+        for step in range(start_step + 1, cfg.steps + 1):
+            batch = sample_windows(train_ids, cfg.batch_size, cfg.seq_len, generator).to(dev)
+            loss = sequence_loss(model, batch)
+            loss_value = loss.item()
+            if not loss_value <= divergence_threshold:  # also catches nan
+                message = (
+                    f"training diverged at step {step}: loss is {loss_value:.6g} nats/char, above "
+                    f"{DIVERGENCE_FACTOR:g} x ln(V) = {divergence_threshold:.4g} (lr {cfg.lr}, "
+                    f"optimizer {cfg.optimizer}); lower the learning rate"
+                )
+                if on_divergence == "raise":
+                    raise TrainingDiverged(message)
+                log(f"WARNING: {message}. The run stops here and is recorded as diverged.")
+                result.diverged_at_step, result.diverged_loss = step, loss_value
+                break
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            nn.utils.clip_grad_norm_(model.parameters(), cfg.clip_norm)
+            optimizer.step()
+            loss_sum += loss_value
+            loss_count += 1
 
-        if step % cfg.eval_every == 0 or step == cfg.steps:
-            val = evaluate(model, val_windows)
-            train_loss = loss_sum / loss_count
-            result.history.append({"step": step, "train_loss": train_loss, "val_loss": val})
-            loss_sum, loss_count = 0.0, 0
-            rate = (step - start_step) / (time.perf_counter() - t0)
-            log(f"step {step} train_loss {train_loss:.4f} val_loss {val:.4f} ({rate:.2f} steps/s)")
+            if step % cfg.eval_every == 0 or step == cfg.steps:
+                val = evaluate(model, val_windows)
+                train_loss = loss_sum / loss_count
+                result.history.append({"step": step, "train_loss": train_loss, "val_loss": val})
+                loss_sum, loss_count = 0.0, 0
+                rate = (step - start_step) / (time.perf_counter() - t0)
+                eta = format_duration((cfg.steps - step) / rate) if rate > 0 else "?"
+                log(
+                    f"step {step} train_loss {train_loss:.4f} val_loss {val:.4f} "
+                    f"({rate:.2f} steps/s, eta {eta})"
+                )
 
-        if checkpoint_dir is not None and step % checkpoint_every == 0 and step < cfg.steps:
-            atomic_torch_save(
-                {
-                    "step": step,
-                    "config_hash": expected_hash,
-                    "model": model.state_dict(),
-                    "optimizer": optimizer.state_dict(),
-                    "generator": generator.get_state(),
-                    "history": result.history,
-                    "loss_sum": loss_sum,
-                    "loss_count": loss_count,
-                },
-                checkpoint_dir / f"checkpoint_step{step}.pt",
-            )
-            _prune_checkpoints(checkpoint_dir, keep=2)
-        if stop_after is not None and step >= stop_after:
-            break
+            saved = None
+            if checkpoint_dir is not None and step % checkpoint_every == 0 and step < cfg.steps:
+                saved = checkpoint_dir / f"checkpoint_step{step}.pt"
+                atomic_torch_save(snapshot(step), saved)
+                _prune_checkpoints(checkpoint_dir, keep=2)
+            if sigterm is not None and sigterm.received:
+                if saved is None:
+                    saved = checkpoint_dir / f"checkpoint_step{step}.pt"
+                    atomic_torch_save(snapshot(step), saved)
+                    _prune_checkpoints(checkpoint_dir, keep=2)
+                message = (
+                    f"SIGTERM received: stopped after step {step} of {cfg.steps} and saved checkpoint "
+                    f"{saved}; rerun the same command to resume from step {step}"
+                )
+                log(message)
+                raise TrainingInterrupted(message, step)
+            if stop_after is not None and step >= stop_after:
+                break
+        else:
+            completed = True
 
-    best = min(result.history, key=lambda row: (row["val_loss"], row["step"]))
-    result.best_val_loss, result.best_step = best["val_loss"], best["step"]
+    if result.diverged_at_step is not None:
+        result.best_val_loss, result.best_step = math.nan, -1
+    else:
+        best = min(result.history, key=lambda row: (row["val_loss"], row["step"]))
+        result.best_val_loss, result.best_step = best["val_loss"], best["step"]
+    if completed and final_state is not None:
+        atomic_torch_save(snapshot(cfg.steps), Path(final_state))
     model.to("cpu")
     return result
 
@@ -330,23 +521,54 @@ def environment_versions() -> dict:
 
 
 def summarise(result: TrainResult, *, cell: str, width: int, seed: int, extra: dict) -> dict:
+    """The run's ``summary.json``. A diverged run (``result.diverged_at_step``) says so:
+    ``"diverged": true``, ``diverged_at_step``, ``diverged_loss`` (the training loss
+    that tripped the check; nan and inf are written as JSON's NaN and Infinity),
+    ``best_val_loss`` and ``final_val_loss`` NaN and ``best_step`` null (a diverged run
+    has no score: a consumer that forgets to check ``diverged`` gets NaN, not a
+    number), and ``last_val_loss`` / ``last_val_step``, the last validation before
+    divergence. The other runs' summaries have none of these keys."""
+    if result.diverged_at_step is None:
+        scores = {
+            "best_val_loss": result.best_val_loss,
+            "best_step": result.best_step,
+            "final_val_loss": result.history[-1]["val_loss"],
+        }
+    else:
+        scores = {
+            "best_val_loss": math.nan,
+            "best_step": None,
+            "final_val_loss": math.nan,
+            "diverged": True,
+            "diverged_at_step": result.diverged_at_step,
+            "diverged_loss": result.diverged_loss,
+            "last_val_loss": result.history[-1]["val_loss"],
+            "last_val_step": result.history[-1]["step"],
+        }
     return {
         "cell": cell,
         "width": width,
         "seed": seed,
         "params": count_parameters(result.model),
-        "best_val_loss": result.best_val_loss,
-        "best_step": result.best_step,
-        "final_val_loss": result.history[-1]["val_loss"],
+        **scores,
         **extra,
         "versions": environment_versions(),
     }
 
 
-def load_model(model_dir: str | os.PathLike) -> tuple[CharModel, dict]:
-    """A trained model and its summary from a ``results/models/...`` directory."""
+def load_model(model_dir: str | os.PathLike, allow_diverged: bool = False) -> tuple[CharModel, dict]:
+    """A trained model and its summary from a ``results/models/...`` directory.
+
+    A run whose training diverged (``summary["diverged"]``) is refused with a
+    ValueError naming it, unless ``allow_diverged``: its weights are no result.
+    """
     model_dir = Path(model_dir)
     summary = json.loads((model_dir / "summary.json").read_text())
+    if summary.get("diverged") and not allow_diverged:
+        raise ValueError(
+            f"{model_dir} is a diverged run (training diverged at step {summary.get('diverged_at_step')}, "
+            'summary.json "diverged": true): it has no result to load; leave it out and name it'
+        )
     weights = model_dir / "model.pt"
     try:
         verify_archive(weights)
