@@ -43,7 +43,7 @@ from torch import nn
 from bench.grid import budget_width, given_or_found
 from gatedrnn.core import cells
 from gatedrnn.core.model import CharModel
-from gatedrnn.train.loop import TrainConfig
+from gatedrnn.train.config import TrainConfig
 
 EMBED, BATCH, SEQ = TrainConfig().embed_dim, TrainConfig().batch_size, TrainConfig().seq_len
 CONTENDERS = ("gru", "cho_gru", "gru_noreset", "cho_gru recorded", "gru_noreset recorded")

@@ -40,7 +40,7 @@ import torch
 from bench.grid import given_or_found, reference_width
 from gatedrnn.analysis.gates import extract_gates, manual_step_check
 from gatedrnn.core.model import CharModel
-from gatedrnn.train.loop import TrainConfig
+from gatedrnn.train.config import TrainConfig
 
 EMBED, LINES, LENGTH = TrainConfig().embed_dim, 32, 128
 

@@ -11,7 +11,7 @@ from bench.harness import BareLoop, header, setup_torch
 from bench.share import cadence_counts
 from gatedrnn.core.data import validation_windows
 from gatedrnn.train import loop as train_mod
-from gatedrnn.train.loop import TrainConfig
+from gatedrnn.train.config import TrainConfig
 
 
 def cmd_eval(args) -> None:

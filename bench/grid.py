@@ -28,7 +28,7 @@ import yaml
 from gatedrnn.core.data import Vocabulary
 from gatedrnn.core.widths import REFERENCE_CELL, matched_width, resolve_width
 from gatedrnn.io.synthetic import synthetic_prose
-from gatedrnn.train.loop import TrainConfig
+from gatedrnn.train.config import TrainConfig
 
 REPO = Path(__file__).resolve().parent.parent
 CONFIG = REPO / "config" / "config.yaml"

@@ -13,14 +13,8 @@ from bench.common import Sample, load_average, timed
 from bench.grid import SEED, default_threads, given_or_found
 from bench.memory import retain_freed_memory
 from gatedrnn.core.data import sample_windows
-from gatedrnn.train.loop import (
-    TrainConfig,
-    build_model,
-    make_optimizer,
-    pick_device,
-    set_determinism,
-    train_model,
-)
+from gatedrnn.train.config import TrainConfig
+from gatedrnn.train.loop import build_model, make_optimizer, pick_device, set_determinism, train_model
 
 
 def resolve_vocab(args) -> None:

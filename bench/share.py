@@ -14,7 +14,8 @@ from unittest import mock
 from bench.common import label, parse_models, synchronize
 from bench.grid import CORPUS, SEED, load_config
 from gatedrnn.train import loop as train_mod
-from gatedrnn.train.loop import TrainConfig, train_model
+from gatedrnn.train.config import TrainConfig
+from gatedrnn.train.loop import train_model
 
 
 def cadence_counts(steps: int, eval_every: int, checkpoint_every: int) -> tuple[int, int]:

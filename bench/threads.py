@@ -20,7 +20,7 @@ from bench.grid import synthetic_split
 from bench.harness import BareLoop
 from bench.memory import ENV_VARIANTS, retain_freed_memory
 from bench.variants import short_run_state
-from gatedrnn.train.loop import TrainConfig
+from gatedrnn.train.config import TrainConfig
 
 
 def cmd_worker(args) -> None:

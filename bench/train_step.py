@@ -14,7 +14,8 @@ from bench.grid import SEED, synthetic_split
 from bench.harness import BareLoop, header, setup_torch, workflow_steps
 from bench.share import share_table
 from gatedrnn.core.model import count_parameters
-from gatedrnn.train.loop import TrainConfig, build_model
+from gatedrnn.train.config import TrainConfig
+from gatedrnn.train.loop import build_model
 
 STEP_CONTENDERS = ("train_model", "bare", "fwd+bwd")
 

@@ -15,7 +15,8 @@ from bench.grid import SEED, synthetic_split
 from bench.harness import BareLoop, header, setup_torch
 from gatedrnn.core.model import CharModel
 from gatedrnn.train import loop as train_mod
-from gatedrnn.train.loop import TrainConfig, build_model, make_optimizer, train_model
+from gatedrnn.train.config import TrainConfig
+from gatedrnn.train.loop import build_model, make_optimizer, train_model
 
 
 class TimeMajor(CharModel):

@@ -21,7 +21,9 @@ from faults.damage import flip_a_tensor_byte
 from gatedrnn.core.data import Vocabulary, split_train_val
 from gatedrnn.io.files import atomic_torch_save
 from gatedrnn.io.synthetic import synthetic_prose
-from gatedrnn.train.loop import TrainConfig, list_checkpoints, train_model
+from gatedrnn.train.checkpoints import list_checkpoints
+from gatedrnn.train.config import TrainConfig
+from gatedrnn.train.loop import train_model
 
 torch.set_num_threads(1)  # tiny models; more threads only contend on a shared machine
 

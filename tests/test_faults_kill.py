@@ -7,6 +7,9 @@ a kill can land mid-training). Two faulted runs must end byte-identical to it:
 - one training job is killed with SIGKILL after a seeded random checkpoint; its newest
   checkpoint is then truncated and a half-written temp file left beside it (a kill
   during the checkpoint write); the same command is rerun;
+- one training job gets SIGTERM (a scheduler's time limit) after a seeded random
+  checkpoint: it finishes the step in progress, checkpoints it and exits 143; the same
+  command resumes from that very step;
 - the whole Snakemake process group is killed with SIGKILL at a seeded random point and
   one bit of the newest checkpoint is flipped; the same command is refused by the lock
   Snakemake left (its message names ``--unlock``), and after ``snakemake --unlock`` the
@@ -22,6 +25,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import signal
 import time
 from types import SimpleNamespace
@@ -41,7 +45,8 @@ from faults.runs import (
     write_config,
 )
 
-from gatedrnn.train.loop import list_checkpoints
+from gatedrnn.train.checkpoints import FINAL_STATE_NAME, list_checkpoints
+from gatedrnn.train.interrupt import SIGTERM_EXIT_STATUS
 
 pytestmark = pytest.mark.workflow
 
@@ -96,7 +101,10 @@ def assert_no_losses(reference, workdir, fault_ledger):
     )
     assert differences == {}, differences
     assert not list((workdir / "results").rglob("*.tmp*")), "temp files left behind"
-    assert not any((workdir / "results" / "checkpoints").rglob("*.pt")), "spent checkpoints left behind"
+    kept = sorted((workdir / "results" / "checkpoints").rglob("*.pt"))
+    # only each run's final state (a longer run's start, compared byte for byte above)
+    assert all(p.name == FINAL_STATE_NAME for p in kept), "spent checkpoints left behind"
+    assert {p.parent.name for p in kept if p.parent.parent.name == "default"} == set(MODEL_IDS)
 
 
 @pytest.fixture(scope="module")
@@ -186,6 +194,40 @@ def test_kill_9_of_a_training_job_then_the_same_command(reference, configfile, t
     assert_no_losses(reference.workdir, workdir, fault_ledger)
     for name in (kill, *writes):
         fault_ledger.survived(name)
+
+
+def test_sigterm_of_a_training_job_then_the_same_command(reference, configfile, tmp_path, fault_ledger):
+    point = kill_point(seed=1520)
+    workdir = tmp_path / "sigterm_job"
+    workdir.mkdir()
+    proc = start_snakemake(workdir, configfile, *ARGS)
+    wait_for_kill_point(proc, workdir, point)
+    os.kill(train_jobs(proc.pid)[point.model], signal.SIGTERM)
+    term = fault_ledger.injected(
+        f"SIGTERM to training job {point.model} after checkpoint {point.after_checkpoint} "
+        f"+ {point.delay * 1000:.0f} ms"
+    )
+    rc, output = finish(proc, TIMEOUT)
+    assert rc != 0 and "Error in rule train" in output
+    log_path = workdir / f"results/logs/train/default/{point.model}.log"
+    stopped = re.search(
+        r"SIGTERM received: stopped after step (\d+) of \d+ and saved checkpoint (\S+);", output
+    )
+    assert stopped, output[-4000:]
+    step = int(stopped.group(1))
+    assert step >= point.after_checkpoint and stopped.group(0) in log_path.read_text()
+    assert list_checkpoints(checkpoint_dir(workdir, point.model))[0][0] == step
+    assert f"ERROR: {stopped.group(0)}" in output  # the job's own line on the console
+    assert f"exit status {SIGTERM_EXIT_STATUS}" in output, output[-4000:]
+
+    again = run_snakemake(workdir, *ARGS, configfile=configfile, check=False, timeout=TIMEOUT)
+    assert again.returncode == 0, (again.stdout + again.stderr)[-4000:]
+    log = log_path.read_text()
+    assert f"resumed from checkpoint at step {step}" in log and "Traceback" not in log
+    summary = json.loads((workdir / f"results/models/default/{point.model}/summary.json").read_text())
+    assert summary["resumed_from_step"] == step
+    assert_no_losses(reference.workdir, workdir, fault_ledger)
+    fault_ledger.survived(term)
 
 
 def test_kill_9_of_snakemake_then_unlock_and_the_same_command(reference, configfile, tmp_path, fault_ledger):

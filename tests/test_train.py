@@ -1,18 +1,16 @@
 """The training loop: reproducible, resumable bit for bit, divergence caught."""
 
 import math
+import re
 
 import pytest
 import torch
 
 from gatedrnn.core.data import Vocabulary, split_train_val
 from gatedrnn.io.synthetic import synthetic_prose
-from gatedrnn.train.loop import (
-    TrainConfig,
-    TrainingDiverged,
-    list_checkpoints,
-    train_model,
-)
+from gatedrnn.train.checkpoints import list_checkpoints
+from gatedrnn.train.config import TrainConfig
+from gatedrnn.train.loop import TrainingDiverged, format_duration, train_model
 
 CFG = TrainConfig(batch_size=4, seq_len=16, steps=12, eval_every=4, val_windows=4, embed_dim=8)
 
@@ -95,6 +93,43 @@ def test_divergence_names_the_step_and_the_loss(corpus):
         run(corpus, cfg=cfg)
 
 
+def test_divergence_recorded_keeps_the_weights_that_diverged(corpus):
+    """on_divergence="record": the run stops at the step whose loss trips the check; the
+    model holds the weights that loss came from (the previous step's), not updated by it."""
+    cfg = TrainConfig(optimizer="sgd", lr=40.0, batch_size=4, seq_len=16, steps=30, eval_every=2,
+                      val_windows=2, embed_dim=8)  # fmt: skip
+    lines = []
+    result = run(corpus, cfg=cfg, on_divergence="record", log=lines.append)
+    step = result.diverged_at_step
+    assert step is not None and step > 2 and result.diverged_loss > 4 * math.log(corpus[0])
+    assert any(line.startswith(f"WARNING: training diverged at step {step}: loss is") for line in lines)
+    assert math.isnan(result.best_val_loss) and result.best_step == -1
+    assert [row["step"] for row in result.history] == list(range(0, step, 2))
+    before = run(corpus, cfg=cfg, stop_after=step - 1)
+    assert same_weights(result.model, before.model)
+    with pytest.raises(ValueError, match="on_divergence"):
+        run(corpus, cfg=cfg, on_divergence="ignore")
+
+
+def test_log_lines_carry_the_rate_and_the_time_left(corpus):
+    lines = []
+    run(corpus, log=lines.append)
+    evals = [line for line in lines if line.startswith("step ") and "train_loss" in line]
+    assert len(evals) == 3
+    for line in evals:
+        assert re.search(r"\(\d+\.\d\d steps/s, eta (\d+s|\d+m\d\ds|\d+h\d\dm)\)$", line), line
+    assert evals[-1].endswith(", eta 0s)")  # nothing left after the last step
+
+
+@pytest.mark.parametrize(
+    ("seconds", "shown"),
+    [(0, "0s"), (0.4, "0s"), (42.6, "43s"), (60, "1m00s"), (192, "3m12s"), (3599, "59m59s"), (3600, "1h00m"),
+     (7530, "2h05m"), (float("inf"), "?"), (float("nan"), "?")],
+)  # fmt: skip
+def test_durations_for_log_lines(seconds, shown):
+    assert format_duration(seconds) == shown
+
+
 def test_forget_bias_regime(corpus):
     cfg = TrainConfig(**{**CFG.__dict__, "forget_bias": 3.0, "steps": 1})
     model = run(corpus, cfg=cfg).model
@@ -112,7 +147,8 @@ RESUME_SCRIPT = """
 import hashlib, io, shutil, sys, torch
 from gatedrnn.core.data import Vocabulary, split_train_val
 from gatedrnn.io.synthetic import synthetic_prose
-from gatedrnn.train.loop import TrainConfig, train_model
+from gatedrnn.train.loop import train_model
+from gatedrnn.train.config import TrainConfig
 torch.set_num_threads(1)  # train.threads: 2 threads are not bit-reproducible here
 phase, ckpt = sys.argv[1], sys.argv[2]
 text = synthetic_prose(200_000, seed=0)

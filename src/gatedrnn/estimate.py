@@ -130,7 +130,8 @@ def calibrate(shape: Shape, steps: int = CALIBRATION_STEPS) -> Cost:
     of ``shape`` on random tokens, single-threaded, in CPU seconds."""
     import torch
 
-    from gatedrnn.train.loop import TrainConfig, build_model, evaluate, make_optimizer, sequence_loss
+    from gatedrnn.train.config import TrainConfig
+    from gatedrnn.train.loop import build_model, evaluate, make_optimizer, sequence_loss
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)

@@ -20,7 +20,7 @@ import yaml
 from conftest import SMOKE_CONFIG, snakemake_cmd
 from snakemake.utils import update_config
 
-from gatedrnn.train.loop import list_checkpoints
+from gatedrnn.train.checkpoints import list_checkpoints
 
 # Keys of summary.json that record how a run went rather than what it made.
 VOLATILE_SUMMARY_KEYS = ("wall_seconds", "resumed_from_step")

@@ -3,6 +3,9 @@ rule train:
     input:
         # the regime's dataset: the corpus, or a generated one (Plan.corpus)
         unpack(lambda wildcards: PLAN.corpus(wildcards.regime)),
+        # the same model under the regime whose run is this one's first steps
+        # (gatedrnn.train.prefix): the job starts from that run's final state
+        prefix=lambda wildcards: PLAN.prefix_files(Run.of(wildcards)),
     output:
         # results/models/{regime}/{cell}_{width}_s{seed}/...
         model=model_file(ANY_RUN, "model.pt"),

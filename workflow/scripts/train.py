@@ -1,8 +1,10 @@
 """Rule train: one (cell, width, seed) model (gatedrnn.train.loop.train_model)."""
 
 import os
+import sys
 
 from gatedrnn.scripting import run_logged
+from gatedrnn.train.interrupt import SIGTERM_EXIT_STATUS, TrainingInterrupted
 from gatedrnn.train.loop import pick_device
 from gatedrnn.train.pipeline import train_one
 
@@ -14,23 +16,36 @@ def main(log):
         f"device {pick_device(snakemake.params.device)} (train.device {snakemake.params.device}; "
         f"CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES', '<unset>')})"
     )
-    train_one(
-        corpus_path=snakemake.input.corpus,
-        provenance_path=snakemake.input.provenance,
-        cell=snakemake.wildcards.cell,
-        width_token=snakemake.wildcards.width,
-        seed=int(snakemake.wildcards.seed),
-        regime=snakemake.wildcards.regime,
-        train_config=snakemake.params.train,
-        train_fraction=snakemake.params.train_fraction,
-        checkpoint_dir=snakemake.params.checkpoint_dir,
-        checkpoint_every=snakemake.params.checkpoint_every,
-        device=snakemake.params.device,
-        threads=snakemake.params.threads,
-        scheduled_threads=snakemake.threads,
-        outputs=snakemake.output,
-        log=log,
-    )
+    try:
+        summary = train_one(
+            corpus_path=snakemake.input.corpus,
+            provenance_path=snakemake.input.provenance,
+            cell=snakemake.wildcards.cell,
+            width_token=snakemake.wildcards.width,
+            seed=int(snakemake.wildcards.seed),
+            regime=snakemake.wildcards.regime,
+            train_config=snakemake.params.train,
+            train_fraction=snakemake.params.train_fraction,
+            checkpoint_dir=snakemake.params.checkpoint_dir,
+            checkpoint_every=snakemake.params.checkpoint_every,
+            device=snakemake.params.device,
+            threads=snakemake.params.threads,
+            scheduled_threads=snakemake.threads,
+            # the same model under a shorter regime of the same protocol (gatedrnn.train.prefix)
+            prefix_summary=snakemake.input.get("prefix"),
+            outputs=snakemake.output,
+            log=log,
+        )
+    except TrainingInterrupted as err:  # SIGTERM (a time limit): checkpointed, rerun resumes
+        print(f"ERROR: {err}", file=sys.__stderr__, flush=True)
+        sys.exit(SIGTERM_EXIT_STATUS)
+    if summary.get("diverged"):
+        print(
+            f"WARNING: {snakemake.output.summary}: training DIVERGED at step {summary['diverged_at_step']}; "
+            "written as a diverged result",
+            file=sys.__stderr__,
+            flush=True,
+        )
 
 
 run_logged(snakemake.log[0], main)

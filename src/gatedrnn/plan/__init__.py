@@ -54,6 +54,7 @@ from gatedrnn.plan.regimes import (
     sweep_points,
     train_config_with,
 )
+from gatedrnn.train.prefix import prefix_regime
 
 __all__ = [
     "ANY_RUN",
@@ -258,6 +259,17 @@ class Plan:
     def corpus(self, regime: str) -> dict[str, str]:
         """{corpus, provenance}: the text files a regime's models train on."""
         return DATASETS[self.dataset(regime)]
+
+    def prefix_regime(self, regime: str) -> str | None:
+        """The regime whose run is this regime's first steps (gatedrnn.train.prefix)."""
+        trains = {name: self.train_config(name) | {"dataset": self.dataset(name)} for name in self.regimes}
+        return prefix_regime(trains, regime)
+
+    def prefix_files(self, run: Run) -> list[str]:
+        """The summary of the run a job starts from (none or one): the same model and seed
+        under :meth:`prefix_regime`; the job reads that run's final state."""
+        shorter = self.prefix_regime(run.regime)
+        return [] if shorter is None else [model_file(Run(shorter, run.model, run.seed), "summary.json")]
 
     @property
     def wildcard_constraints(self) -> dict[str, str]:

@@ -11,19 +11,30 @@ Seeds: the model is initialised under ``torch.manual_seed(seed)`` (inside
 come from a separate ``torch.Generator`` seeded with the same ``seed``. The
 generator's state, the optimizer and the history travel in every checkpoint,
 so a run killed at any point and resumed ends with the same bytes.
+
+Three things a long run needs (issues 15 and 20):
+
+- SIGTERM (a scheduler's time limit) is deferred while the loop runs: the step in
+  progress completes, a checkpoint is written at that step, and
+  :class:`~gatedrnn.train.interrupt.TrainingInterrupted` is raised
+  (:mod:`gatedrnn.train.interrupt`). The rerun resumes from that step.
+- A run may start from another run's state when the two differ only in ``steps``
+  (``start_from``, e.g. the 800-step run's ``final_state.pt`` for the 3,200-step
+  run): the learning rate is constant, so the shorter run is the longer one's prefix.
+  Such a state is matched by :func:`prefix_hash` (every key of the protocol and the
+  identity but ``steps``) and :func:`prefix_state_problem` (only states the longer
+  run itself passes through).
+- ``on_divergence="record"`` ends a diverged run as a result instead of an error
+  (:attr:`TrainResult.diverged_at_step`); the default raises :class:`TrainingDiverged`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
 import platform
-import re
 import time
-import warnings
-import zipfile
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -35,39 +46,19 @@ from gatedrnn.core.data import sample_windows, validation_windows
 from gatedrnn.core.model import CharModel, count_parameters, set_forget_bias
 from gatedrnn.errors import TrainingDiverged
 from gatedrnn.io.files import atomic_torch_save
-
-CHECKPOINT_NAME = re.compile(r"^checkpoint_step(\d+)\.pt$")
+from gatedrnn.train.checkpoints import (
+    canonical_strings,
+    load_latest_checkpoint,
+    load_prefix_state,
+    prune_checkpoints,
+    verify_archive,
+)
+from gatedrnn.train.config import TrainConfig, config_hash, prefix_hash
+from gatedrnn.train.interrupt import TrainingInterrupted, deferred_sigterm
 
 # A training loss above this many times ln(V) (the loss of guessing uniformly) is
 # far worse than chance: the run has diverged even if the loss is still finite.
 DIVERGENCE_FACTOR = 4.0
-
-
-@dataclass(frozen=True)
-class TrainConfig:
-    """Everything that decides a trained model's bytes (but the data and the seed)."""
-
-    optimizer: str = "adam"  # adam | sgd (SGD with momentum)
-    lr: float = 2e-3
-    momentum: float = 0.9  # SGD only
-    batch_size: int = 32
-    seq_len: int = 128
-    steps: int = 800
-    clip_norm: float = 1.0
-    eval_every: int = 50
-    val_windows: int = 128
-    embed_dim: int = 128
-    layers: int = 1
-    forget_bias: float | None = None  # LSTM only: bias_ih forget slice = b, bias_hh's = 0
-
-    def __post_init__(self):
-        if self.optimizer not in ("adam", "sgd"):
-            raise ValueError(f"unknown optimizer {self.optimizer!r}; choose adam or sgd")
-        for name in ("batch_size", "seq_len", "steps", "eval_every", "val_windows"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
-        if not self.lr > 0:
-            raise ValueError(f"lr must be positive, got {self.lr}")
 
 
 @dataclass
@@ -76,12 +67,26 @@ class TrainResult:
     history: list[dict] = field(default_factory=list)  # step, train_loss, val_loss
     best_val_loss: float = math.inf
     best_step: int = -1
-    resumed_from: int | None = None
+    resumed_from: int | None = None  # step of the run's own checkpoint it resumed from
+    # step of another run's state (start_from) the run started at; kept through a resume
+    prefix_from: int | None = None
+    # on_divergence="record": the step whose training loss tripped the check, and that
+    # loss; the model holds the weights that loss was computed with (the step's update is
+    # not applied), the history the evaluations before it, best_val_loss is nan.
+    diverged_at_step: int | None = None
+    diverged_loss: float | None = None
 
 
-def config_hash(payload: dict) -> str:
-    """sha256 of a canonical JSON rendering: what a checkpoint must match to be resumed."""
-    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+def format_duration(seconds: float) -> str:
+    """A duration for a log line: ``42s``, ``3m12s``, ``2h05m``."""
+    if not math.isfinite(seconds):
+        return "?"
+    seconds = max(0, round(seconds))
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
 
 
 def pick_device(device: str) -> torch.device:
@@ -130,57 +135,6 @@ def evaluate(model: CharModel, windows: torch.Tensor) -> float:
     return loss
 
 
-# --- checkpoints -----------------------------------------------------------------
-
-
-def list_checkpoints(checkpoint_dir: Path) -> list[tuple[int, Path]]:
-    """(step, path) of every checkpoint, newest first."""
-    if not checkpoint_dir.is_dir():
-        return []
-    found = []
-    for p in checkpoint_dir.iterdir():
-        m = CHECKPOINT_NAME.match(p.name)
-        if m:
-            found.append((int(m.group(1)), p))
-    return sorted(found, reverse=True)
-
-
-def verify_archive(path: Path) -> None:
-    """Raise if a file torch.save wrote fails its zip CRC-32 checks: torch.load does not
-    check them, so a flipped byte in a tensor would otherwise load silently."""
-    with zipfile.ZipFile(path) as archive:
-        bad = archive.testzip()
-    if bad is not None:
-        raise zipfile.BadZipFile(f"CRC-32 mismatch in {bad}")
-
-
-def load_latest_checkpoint(checkpoint_dir: Path, expected_hash: str, log: Callable[[str], None]):
-    """The newest checkpoint that loads and matches ``expected_hash``; bad ones are
-    reported and skipped (a truncated file from a kill mid-write, a foreign config)."""
-    for step, path in list_checkpoints(checkpoint_dir):
-        try:
-            verify_archive(path)
-            state = torch.load(path, map_location="cpu", weights_only=True)
-        except Exception as err:  # truncated or corrupted: fall back to the previous one
-            message = f"checkpoint {path} is unreadable ({type(err).__name__}: {err}); discarding it"
-            warnings.warn(message, stacklevel=2)
-            log(f"WARNING: {message}")
-            path.unlink(missing_ok=True)
-            continue
-        if state.get("config_hash") != expected_hash or state.get("step") != step:
-            message = f"checkpoint {path} belongs to another configuration; ignoring it"
-            warnings.warn(message, stacklevel=2)
-            log(f"WARNING: {message}")
-            continue
-        return state
-    return None
-
-
-def _prune_checkpoints(checkpoint_dir: Path, keep: int) -> None:
-    for _, path in list_checkpoints(checkpoint_dir)[keep:]:
-        path.unlink(missing_ok=True)
-
-
 # --- the loop ----------------------------------------------------------------------
 
 
@@ -199,16 +153,32 @@ def train_model(
     device: str = "auto",
     log: Callable[[str], None] = print,
     stop_after: int | None = None,
+    start_from: Path | None = None,
+    final_state: Path | None = None,
+    on_divergence: str = "raise",
 ) -> TrainResult:
     """Train one model; resume from ``checkpoint_dir`` if it holds a matching checkpoint.
 
     ``identity`` (cell, width, seed, corpus checksum, ...) goes into the checkpoint
     hash with ``cfg`` so a checkpoint is only ever resumed by the run that wrote it.
     ``stop_after`` ends the loop early after that step (tests use it to simulate a kill).
+
+    ``start_from``: another run's state (a shorter run's ``final_state.pt``) to start
+    at, when it passes :func:`prefix_state_problem` and is ahead of this run's own
+    newest checkpoint. ``final_state``: where to save the whole state once the last
+    step is done. ``on_divergence``: ``"raise"`` (:class:`TrainingDiverged`) or
+    ``"record"`` (stop, and say so in :attr:`TrainResult.diverged_at_step`).
+
+    With a ``checkpoint_dir``, SIGTERM is deferred to the end of the step in progress,
+    which is then checkpointed before :class:`TrainingInterrupted` is raised (the
+    process's previous SIGTERM handler is back when this returns or raises).
     """
+    if on_divergence not in ("raise", "record"):
+        raise ValueError(f"on_divergence must be 'raise' or 'record', not {on_divergence!r}")
     dev = pick_device(device)
     set_determinism(dev)
     expected_hash = config_hash({"train": asdict(cfg), "identity": identity or {}})
+    expected_prefix_hash = prefix_hash(cfg, identity)
 
     model = build_model(cell, hidden, vocab_size, seed, cfg).to(dev)
     optimizer = make_optimizer(model, cfg)
@@ -219,19 +189,47 @@ def train_model(
     result = TrainResult(model=model)
     start_step = 0
     loss_sum, loss_count = 0.0, 0
+    state = None
     if checkpoint_dir is not None:
         checkpoint_dir = Path(checkpoint_dir)
         checkpoint_dir.mkdir(parents=True, exist_ok=True)
         state = load_latest_checkpoint(checkpoint_dir, expected_hash, log)
-        if state is not None:
-            model.load_state_dict(state["model"])
-            optimizer.load_state_dict(state["optimizer"])
-            generator.set_state(state["generator"])
-            result.history = list(state["history"])
-            loss_sum, loss_count = state["loss_sum"], state["loss_count"]
-            start_step = state["step"]
+    if start_from is not None:
+        prefix = load_prefix_state(start_from, cfg, expected_prefix_hash, log)
+        if prefix is not None and (state is None or prefix["step"] > state["step"]):
+            state = prefix
+            result.prefix_from = prefix["step"]
+    if state is not None:
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        generator.set_state(state["generator"])
+        result.history = list(state["history"])
+        loss_sum, loss_count = state["loss_sum"], state["loss_count"]
+        start_step = state["step"]
+        if result.prefix_from is not None:
+            log(f"started from {start_from} at step {start_step} (a shorter run of the same protocol)")
+        else:
             result.resumed_from = start_step
+            result.prefix_from = state.get("prefix_from")  # where this run itself started
             log(f"resumed from checkpoint at step {start_step}")
+
+    def snapshot(step: int) -> dict:
+        """Everything the run's future depends on, as of the end of ``step``."""
+        return canonical_strings(
+            {
+                "step": step,
+                "steps": cfg.steps,
+                "config_hash": expected_hash,
+                "prefix_hash": expected_prefix_hash,
+                "model": model.state_dict(),
+                "optimizer": optimizer.state_dict(),
+                "generator": generator.get_state(),
+                "history": result.history,
+                "loss_sum": loss_sum,
+                "loss_count": loss_count,
+                "prefix_from": result.prefix_from,
+            }
+        )
 
     if start_step == 0:
         val = evaluate(model, val_windows)
@@ -241,51 +239,70 @@ def train_model(
     model.train()
     divergence_threshold = DIVERGENCE_FACTOR * math.log(vocab_size)
     t0 = time.perf_counter()
-    for step in range(start_step + 1, cfg.steps + 1):
-        batch = sample_windows(train_ids, cfg.batch_size, cfg.seq_len, generator).to(dev)
-        loss = sequence_loss(model, batch)
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        nn.utils.clip_grad_norm_(model.parameters(), cfg.clip_norm)
-        optimizer.step()
-        loss_value = loss.item()
-        if not loss_value <= divergence_threshold:  # also catches nan
-            raise TrainingDiverged(
-                f"training diverged at step {step}: loss is {loss_value:.6g} nats/char, above "
-                f"{DIVERGENCE_FACTOR:g} x ln(V) = {divergence_threshold:.4g} (lr {cfg.lr}, "
-                f"optimizer {cfg.optimizer}); lower the learning rate"
-            )
-        loss_sum += loss_value
-        loss_count += 1
+    completed = False
+    with deferred_sigterm(enabled=checkpoint_dir is not None) as sigterm:
+        for step in range(start_step + 1, cfg.steps + 1):
+            batch = sample_windows(train_ids, cfg.batch_size, cfg.seq_len, generator).to(dev)
+            loss = sequence_loss(model, batch)
+            loss_value = loss.item()
+            if not loss_value <= divergence_threshold:  # also catches nan
+                message = (
+                    f"training diverged at step {step}: loss is {loss_value:.6g} nats/char, above "
+                    f"{DIVERGENCE_FACTOR:g} x ln(V) = {divergence_threshold:.4g} (lr {cfg.lr}, "
+                    f"optimizer {cfg.optimizer}); lower the learning rate"
+                )
+                if on_divergence == "raise":
+                    raise TrainingDiverged(message)
+                log(f"WARNING: {message}. The run stops here and is recorded as diverged.")
+                result.diverged_at_step, result.diverged_loss = step, loss_value
+                break
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            nn.utils.clip_grad_norm_(model.parameters(), cfg.clip_norm)
+            optimizer.step()
+            loss_sum += loss_value
+            loss_count += 1
 
-        if step % cfg.eval_every == 0 or step == cfg.steps:
-            val = evaluate(model, val_windows)
-            train_loss = loss_sum / loss_count
-            result.history.append({"step": step, "train_loss": train_loss, "val_loss": val})
-            loss_sum, loss_count = 0.0, 0
-            rate = (step - start_step) / (time.perf_counter() - t0)
-            log(f"step {step} train_loss {train_loss:.4f} val_loss {val:.4f} ({rate:.2f} steps/s)")
+            if step % cfg.eval_every == 0 or step == cfg.steps:
+                val = evaluate(model, val_windows)
+                train_loss = loss_sum / loss_count
+                result.history.append({"step": step, "train_loss": train_loss, "val_loss": val})
+                loss_sum, loss_count = 0.0, 0
+                rate = (step - start_step) / (time.perf_counter() - t0)
+                eta = format_duration((cfg.steps - step) / rate) if rate > 0 else "?"
+                log(
+                    f"step {step} train_loss {train_loss:.4f} val_loss {val:.4f} "
+                    f"({rate:.2f} steps/s, eta {eta})"
+                )
 
-        if checkpoint_dir is not None and step % checkpoint_every == 0 and step < cfg.steps:
-            atomic_torch_save(
-                {
-                    "step": step,
-                    "config_hash": expected_hash,
-                    "model": model.state_dict(),
-                    "optimizer": optimizer.state_dict(),
-                    "generator": generator.get_state(),
-                    "history": result.history,
-                    "loss_sum": loss_sum,
-                    "loss_count": loss_count,
-                },
-                checkpoint_dir / f"checkpoint_step{step}.pt",
-            )
-            _prune_checkpoints(checkpoint_dir, keep=2)
-        if stop_after is not None and step >= stop_after:
-            break
+            saved = None
+            if checkpoint_dir is not None and step % checkpoint_every == 0 and step < cfg.steps:
+                saved = checkpoint_dir / f"checkpoint_step{step}.pt"
+                atomic_torch_save(snapshot(step), saved)
+                prune_checkpoints(checkpoint_dir, keep=2)
+            if sigterm is not None and sigterm.received:
+                if saved is None:
+                    saved = checkpoint_dir / f"checkpoint_step{step}.pt"
+                    atomic_torch_save(snapshot(step), saved)
+                    prune_checkpoints(checkpoint_dir, keep=2)
+                message = (
+                    f"SIGTERM received: stopped after step {step} of {cfg.steps} and saved checkpoint "
+                    f"{saved}; rerun the same command to resume from step {step}"
+                )
+                log(message)
+                raise TrainingInterrupted(message, step)
+            if stop_after is not None and step >= stop_after:
+                break
+        else:
+            completed = True
 
-    best = min(result.history, key=lambda row: (row["val_loss"], row["step"]))
-    result.best_val_loss, result.best_step = best["val_loss"], best["step"]
+    if result.diverged_at_step is not None:
+        result.best_val_loss, result.best_step = math.nan, -1
+    else:
+        best = min(result.history, key=lambda row: (row["val_loss"], row["step"]))
+        result.best_val_loss, result.best_step = best["val_loss"], best["step"]
+    if completed and final_state is not None:
+        atomic_torch_save(snapshot(cfg.steps), Path(final_state))
     model.to("cpu")
     return result
 
@@ -295,23 +312,54 @@ def environment_versions() -> dict:
 
 
 def summarise(result: TrainResult, *, cell: str, width: int, seed: int, extra: dict) -> dict:
+    """The run's ``summary.json``. A diverged run (``result.diverged_at_step``) says so:
+    ``"diverged": true``, ``diverged_at_step``, ``diverged_loss`` (the training loss
+    that tripped the check; nan and inf are written as JSON's NaN and Infinity),
+    ``best_val_loss`` and ``final_val_loss`` NaN and ``best_step`` null (a diverged run
+    has no score: a consumer that forgets to check ``diverged`` gets NaN, not a
+    number), and ``last_val_loss`` / ``last_val_step``, the last validation before
+    divergence. The other runs' summaries have none of these keys."""
+    if result.diverged_at_step is None:
+        scores = {
+            "best_val_loss": result.best_val_loss,
+            "best_step": result.best_step,
+            "final_val_loss": result.history[-1]["val_loss"],
+        }
+    else:
+        scores = {
+            "best_val_loss": math.nan,
+            "best_step": None,
+            "final_val_loss": math.nan,
+            "diverged": True,
+            "diverged_at_step": result.diverged_at_step,
+            "diverged_loss": result.diverged_loss,
+            "last_val_loss": result.history[-1]["val_loss"],
+            "last_val_step": result.history[-1]["step"],
+        }
     return {
         "cell": cell,
         "width": width,
         "seed": seed,
         "params": count_parameters(result.model),
-        "best_val_loss": result.best_val_loss,
-        "best_step": result.best_step,
-        "final_val_loss": result.history[-1]["val_loss"],
+        **scores,
         **extra,
         "versions": environment_versions(),
     }
 
 
-def load_model(model_dir: str | os.PathLike) -> tuple[CharModel, dict]:
-    """A trained model and its summary from a ``results/models/...`` directory."""
+def load_model(model_dir: str | os.PathLike, allow_diverged: bool = False) -> tuple[CharModel, dict]:
+    """A trained model and its summary from a ``results/models/...`` directory.
+
+    A run whose training diverged (``summary["diverged"]``) is refused with a
+    ValueError naming it, unless ``allow_diverged``: its weights are no result.
+    """
     model_dir = Path(model_dir)
     summary = json.loads((model_dir / "summary.json").read_text())
+    if summary.get("diverged") and not allow_diverged:
+        raise ValueError(
+            f"{model_dir} is a diverged run (training diverged at step {summary.get('diverged_at_step')}, "
+            'summary.json "diverged": true): it has no result to load; leave it out and name it'
+        )
     weights = model_dir / "model.pt"
     try:
         verify_archive(weights)

@@ -2,10 +2,26 @@
 
 Kept apart from :mod:`gatedrnn.train.loop` (the loop) so that the loop stays free of
 file formats, and the rule script stays a single call.
+
+Files of one run (``<regime>/<model>_s<seed>`` below ``results/models`` and
+``results/checkpoints``):
+
+- ``model.pt``, ``history.csv``, ``summary.json``: the rule's outputs. A run whose
+  training diverged still writes all three, marked: ``summary.json`` has
+  ``"diverged": true`` and the step and loss (:func:`gatedrnn.train.loop.summarise`),
+  ``history.csv`` the validations before that step, ``model.pt`` the weights that
+  loss was computed with (the diverging step's update not applied). Consumers must
+  skip summaries with ``diverged`` (and name them).
+- ``checkpoint_step<k>.pt``: resumable states while the run trains; deleted when it ends.
+- ``final_state.pt`` (beside the checkpoints, kept): the whole state after the last
+  step, where a longer run of the same protocol starts (``prefix_summary``;
+  :mod:`gatedrnn.train.prefix` picks which). Not written by a diverged run. Deleting
+  it costs time only: the longer run then trains those steps itself, to the same bytes.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -19,7 +35,9 @@ import torch
 from gatedrnn.core.widths import resolve_width
 from gatedrnn.io.files import atomic_torch_save, atomic_write_bytes
 from gatedrnn.io.reading import corpus_splits
-from gatedrnn.train.loop import TrainConfig, config_hash, summarise, train_model
+from gatedrnn.train.checkpoints import FINAL_STATE_NAME
+from gatedrnn.train.config import TrainConfig, config_hash
+from gatedrnn.train.loop import summarise, train_model
 
 
 def train_one(
@@ -38,9 +56,15 @@ def train_one(
     threads: int,
     outputs,
     scheduled_threads: int | None = None,
+    prefix_summary=None,
     log=print,
 ) -> dict:
     """Train one model and write ``outputs.model``, ``.history`` and ``.summary``.
+
+    ``prefix_summary``: the ``summary.json`` of the same model trained under a
+    shorter regime of the same protocol (the rule's ``prefix`` input: a path, or a
+    list of none or one); the run starts from that run's ``final_state.pt``
+    (:func:`prefix_state_path`) at its last step.
 
     ``threads`` (config ``train.threads``) is part of the numeric protocol: CPU
     kernels split their sums by thread, so the same model trained on 1 and on 2
@@ -69,6 +93,18 @@ def train_one(
     for output in (outputs.model, outputs.history, outputs.summary):
         Path(output).parent.mkdir(parents=True, exist_ok=True)
 
+    checkpoint_dir = Path(checkpoint_dir)
+    # this run is (re)made: a final state from an earlier run of it is stale
+    if (checkpoint_dir / FINAL_STATE_NAME).is_file():
+        (checkpoint_dir / FINAL_STATE_NAME).unlink()
+    start_from, prefix_regime, prefix = None, None, None
+    if prefix_summary is not None and not isinstance(prefix_summary, str | os.PathLike):
+        (prefix_summary,) = list(prefix_summary) or [None]  # the rule's input: a list of 0 or 1
+    if prefix_summary:
+        prefix_regime = json.loads(Path(prefix_summary).read_text())["regime"]
+        start_from = prefix_state_path(checkpoint_dir, prefix_regime)
+        log(f"the first steps are those of regime {prefix_regime}: starting from {start_from}")
+
     started = time.perf_counter()
     result = train_model(
         cell=cell,
@@ -78,13 +114,18 @@ def train_one(
         train_ids=train_ids,
         val_ids=val_ids,
         cfg=cfg,
-        checkpoint_dir=Path(checkpoint_dir),
+        checkpoint_dir=checkpoint_dir,
         checkpoint_every=checkpoint_every,
         identity=identity,
         device=device,
         log=log,
+        start_from=start_from,
+        final_state=checkpoint_dir / FINAL_STATE_NAME,
+        on_divergence="record",
     )
     wall = time.perf_counter() - started
+    if result.prefix_from is not None:
+        prefix = {"regime": prefix_regime, "step": result.prefix_from}
 
     summary = summarise(
         result,
@@ -100,6 +141,7 @@ def train_one(
             "config_hash": config_hash({"train": asdict(cfg), "identity": identity}),
             "corpus_sha256": provenance["corpus_sha256"],
             "resumed_from_step": result.resumed_from,
+            **({"prefix_from": prefix} if prefix else {}),
             "wall_seconds": wall,
             "threads": threads,
             "slurm_job_id": os.environ.get("SLURM_JOB_ID"),
@@ -109,6 +151,37 @@ def train_one(
     history = pd.DataFrame(result.history, columns=["step", "train_loss", "val_loss"])
     atomic_write_bytes(outputs.history, history.to_csv(index=False).encode())
     atomic_write_bytes(outputs.summary, (json.dumps(summary, indent=2) + "\n").encode())
-    shutil.rmtree(checkpoint_dir, ignore_errors=True)  # the model is final; checkpoints are spent
-    log(f"best val_loss {result.best_val_loss:.4f} at step {result.best_step}; {wall:.1f} s")
+    remove_spent_checkpoints(checkpoint_dir)  # the model is final; checkpoints are spent
+    if result.diverged_at_step is not None:
+        log(
+            f"WARNING: DIVERGED at step {result.diverged_at_step} (training loss "
+            f"{result.diverged_loss:.6g}); outputs written in diverged form (summary.json "
+            f'"diverged": true, best_val_loss NaN); {wall:.1f} s'
+        )
+    else:
+        log(f"best val_loss {result.best_val_loss:.4f} at step {result.best_step}; {wall:.1f} s")
     return summary
+
+
+def prefix_state_path(checkpoint_dir, prefix_regime: str) -> Path:
+    """The same model's ``final_state.pt`` under ``prefix_regime``: checkpoint directories
+    are ``<root>/<regime>/<model>_s<seed>`` (the train rule's ``checkpoint_dir``)."""
+    checkpoint_dir = Path(checkpoint_dir)
+    return checkpoint_dir.parent.parent / prefix_regime / checkpoint_dir.name / FINAL_STATE_NAME
+
+
+def remove_spent_checkpoints(checkpoint_dir) -> None:
+    """Everything in the run's checkpoint directory but its final state (the directory
+    itself when nothing is left)."""
+    checkpoint_dir = Path(checkpoint_dir)
+    if not checkpoint_dir.is_dir():
+        return
+    for path in checkpoint_dir.iterdir():
+        if path.name == FINAL_STATE_NAME:
+            continue
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+    with contextlib.suppress(OSError):
+        checkpoint_dir.rmdir()  # only when empty

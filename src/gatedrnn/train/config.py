@@ -1,0 +1,82 @@
+"""The training protocol as plain data, and the hashes that tie a saved state to it.
+
+A checkpoint is resumed only by the run that wrote it (:func:`config_hash`: every
+key of the protocol and the run's identity). A shorter run's final state may start a
+longer run of the same protocol (:func:`prefix_hash`: every key but ``steps``;
+:func:`prefix_state_problem`: only states the longer run itself passes through).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Everything that decides a trained model's bytes (but the data and the seed)."""
+
+    optimizer: str = "adam"  # adam | sgd (SGD with momentum)
+    lr: float = 2e-3
+    momentum: float = 0.9  # SGD only
+    batch_size: int = 32
+    seq_len: int = 128
+    steps: int = 800
+    clip_norm: float = 1.0
+    eval_every: int = 50
+    val_windows: int = 128
+    embed_dim: int = 128
+    layers: int = 1
+    forget_bias: float | None = None  # LSTM only: bias_ih forget slice = b, bias_hh's = 0
+
+    def __post_init__(self):
+        if self.optimizer not in ("adam", "sgd"):
+            raise ValueError(f"unknown optimizer {self.optimizer!r}; choose adam or sgd")
+        for name in ("batch_size", "seq_len", "steps", "eval_every", "val_windows"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if not self.lr > 0:
+            raise ValueError(f"lr must be positive, got {self.lr}")
+
+
+def config_hash(payload: dict) -> str:
+    """sha256 of a canonical JSON rendering: what a checkpoint must match to be resumed."""
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def prefix_hash(cfg: TrainConfig, identity: dict | None) -> str:
+    """The checkpoint hash without ``steps``: shared by runs that differ only in length.
+
+    Safe because nothing in the loop reads ``steps`` but where to stop and the extra
+    validation at the last step (the learning rate is constant); which states
+    of another length may be used is :func:`prefix_state_problem`'s to say.
+    """
+    train = asdict(cfg)
+    del train["steps"]
+    return config_hash({"train": train, "identity": identity or {}})
+
+
+def prefix_state_problem(state: dict, cfg: TrainConfig, expected_prefix_hash: str) -> str | None:
+    """Why ``state`` (a checkpoint or final state of a run of maybe another length) is not
+    this run's state at its step; None when it is.
+
+    Two runs that differ only in ``steps`` are identical step for step up to the
+    shorter's end, except that each validates at its own last step (and resets its
+    training-loss window there). So a state at step k serves a run of ``cfg.steps``
+    when k <= cfg.steps, and, unless k is on the validation grid (k % eval_every == 0),
+    k is the last step of both runs or of neither.
+    """
+    if state.get("prefix_hash") != expected_prefix_hash:
+        return "it belongs to another configuration (protocol, data, model or seed)"
+    step, source_steps = state.get("step"), state.get("steps")
+    if not isinstance(step, int) or not isinstance(source_steps, int):
+        return "it does not say at which step of how many it was taken"
+    if step > cfg.steps:
+        return f"it is at step {step}, past this run's {cfg.steps} steps"
+    if step % cfg.eval_every and (step == source_steps) != (step == cfg.steps):
+        return (
+            f"its step {step} is off the validation grid (eval_every {cfg.eval_every}) and the last "
+            "step of one run only"
+        )
+    return None
