@@ -52,7 +52,7 @@ def instrumented_run(cell, hidden, vocab, cfg, checkpoint_every, device, train_i
         open(Path(tmp) / "train.log", "w") as log_file,
         mock.patch.object(train_mod, "evaluate", wrap("evaluate", train_mod.evaluate, sync=True)),
         mock.patch.object(train_mod, "atomic_torch_save", wrap("checkpoint", train_mod.atomic_torch_save)),
-        mock.patch.object(train_mod, "_prune_checkpoints", wrap("checkpoint", train_mod._prune_checkpoints)),
+        mock.patch.object(train_mod, "prune_checkpoints", wrap("checkpoint", train_mod.prune_checkpoints)),
         mock.patch.object(train_mod, "sample_windows", wrap("sampling", train_mod.sample_windows)),
     ):
 
