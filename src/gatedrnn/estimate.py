@@ -230,6 +230,61 @@ def planned_train_jobs(dry_run_output: str) -> list[dict]:
     return [j for j in jobs if "regime" in j]
 
 
+def load_config(configfiles: list[str]) -> dict:
+    """The config as Snakemake merges it: config/config.yaml, then each --configfile."""
+    import yaml
+    from snakemake.utils import update_config
+
+    config: dict = {}
+    for path in [Path(__file__).resolve().parents[2] / "config" / "config.yaml", *configfiles]:
+        update_config(config, yaml.safe_load(Path(path).read_text()))
+    return config
+
+
+def train_jobs_for(planned: list[dict], configfiles: list[str], workdir: Path) -> tuple[list[TrainJob], int]:
+    """The planned train jobs with their shapes and steps (widths resolved on the
+    corpus's vocabulary, which must exist: `snakemake --cores 1 data/corpus.txt`)."""
+    from gatedrnn.core.widths import resolve_width
+    from gatedrnn.plan import Plan
+    from gatedrnn.train.config import TrainConfig
+
+    config = load_config(configfiles)
+    plan = Plan.from_config(config)
+    vocab: dict[str, int] = {}
+    jobs = []
+    for entry in planned:
+        regime = entry["regime"]
+        corpus = Path(workdir) / plan.corpus(regime)["provenance"]
+        if corpus.as_posix() not in vocab:
+            if not corpus.exists():
+                raise FileNotFoundError(
+                    f"{corpus} is missing: the vocabulary sets the budget widths; fetch the corpus "
+                    "first (snakemake --cores 1 data/corpus.txt, seconds)"
+                )
+            vocab[corpus.as_posix()] = json.loads(corpus.read_text())["vocab_size"]
+        v = vocab[corpus.as_posix()]
+        cfg = plan.train_config(regime)
+        TrainConfig(**cfg)  # refuse what training would refuse
+        width = resolve_width(entry["width"], entry["cell"], v, cfg["embed_dim"], cfg["layers"])
+        start = 0
+        after = None
+        prefix = plan.prefix_regime(regime)
+        if prefix is not None:
+            start = plan.train_config(prefix)["steps"]
+            after = f"{prefix}/{entry['cell']}_{entry['width']}_s{entry['seed']}"
+        job = TrainJob(
+            regime=regime,
+            model=f"{entry['cell']}_{entry['width']}",
+            seed=int(entry["seed"]),
+            shape=shape_of(entry["cell"], width, v, cfg),
+            steps=cfg["steps"] - start,
+            evaluations=evaluations(cfg["steps"], cfg["eval_every"], start),
+            after=after,
+        )
+        jobs.append(job)
+    return jobs, int(config["train"]["threads"])
+
+
 def format_hours(seconds: float) -> str:
     if seconds < 3600:
         return f"{seconds / 60:.1f} min"
@@ -269,8 +324,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("targets", nargs="*", help="as for snakemake (default: everything)")
     args = parser.parse_args(argv)
 
-    from gatedrnn.estimate_plan import train_jobs_for
-
     workdir = Path(args.directory)
     cmd = [sys.executable, "-m", "snakemake", "-n", "--directory", str(workdir)]
     if args.configfile:
@@ -282,7 +335,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ERROR: the dry run failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}", file=sys.stderr)
         return 2
     planned = planned_train_jobs(proc.stdout)
-    jobs, threads = train_jobs_for(planned, args.configfile, workdir)
+    try:
+        jobs, threads = train_jobs_for(planned, args.configfile, workdir)
+    except FileNotFoundError as err:
+        print(f"ERROR: {err}", file=sys.stderr)
+        return 2
     cost_jobs(jobs, benchmark_costs(workdir / "results"))
     print(report(jobs, args.cores, threads))
     if args.json:

@@ -1,0 +1,102 @@
+"""gatedrnn.estimate: the projected CPU and wall time of a run, before it runs."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from gatedrnn.estimate import (
+    Cost,
+    Shape,
+    TrainJob,
+    benchmark_costs,
+    cost_jobs,
+    evaluations,
+    makespan,
+    planned_train_jobs,
+)
+
+DRY_RUN = """
+rule corpus:
+    output: data/corpus.txt, data/corpus.json
+    jobid: 1
+
+rule train:
+    input: data/corpus.txt, data/corpus.json
+    output: results/models/default/lstm_w24_s0/model.pt
+    jobid: 2
+    wildcards: regime=default, cell=lstm, width=w24, seed=0
+    threads: 1
+
+localrule train:
+    input: data/corpus.txt, data/corpus.json, results/models/default/gru_budget24_s1/summary.json
+    wildcards: regime=steps_x4, cell=gru, width=budget24, seed=1
+
+rule gates:
+    wildcards: regime=default, cell=lstm, width=w24, seed=0
+"""
+
+SHAPE = Shape("lstm", 24, 1, 8, 32, 16, 52, "adam", 16)
+
+
+def job(name: str, seconds: float, after: str | None = None) -> TrainJob:
+    regime, run = name.split("/")
+    model, seed = run.rsplit("_s", 1)
+    out = TrainJob(regime, model, int(seed), SHAPE, steps=10, evaluations=2, after=after)
+    out.seconds = seconds
+    return out
+
+
+def test_the_dry_run_gives_every_train_job_and_nothing_else():
+    jobs = planned_train_jobs(DRY_RUN)
+    assert [(j["regime"], j["cell"], j["width"], j["seed"]) for j in jobs] == [
+        ("default", "lstm", "w24", "0"),
+        ("steps_x4", "gru", "budget24", "1"),
+    ]
+    assert jobs[1]["inputs"][-1] == "results/models/default/gru_budget24_s1/summary.json"
+
+
+@pytest.mark.parametrize(
+    "steps, every, start, expected",
+    [(800, 50, 0, 17), (40, 10, 0, 5), (45, 10, 0, 6), (3200, 50, 800, 48), (160, 10, 40, 12)],
+)
+def test_validations_are_counted_as_the_loop_does(steps, every, start, expected):
+    # step 0 (fresh runs only), every multiple of eval_every, and the last step
+    assert evaluations(steps, every, start) == expected
+
+
+def test_the_schedule_places_the_longest_first_and_waits_for_a_prefix():
+    jobs = [job("a/x_s0", 10), job("a/y_s0", 6), job("a/z_s0", 4), job("a/w_s0", 3)]
+    assert makespan(jobs, 1) == 23
+    assert makespan(jobs, 2) == 13  # {10, 3} and {6, 4}
+    chained = [job("short/x_s0", 5), job("long/x_s0", 5, after="short/x_s0"), job("a/y_s0", 1)]
+    assert makespan(chained, 2) == 10  # the long run starts when its prefix ends
+
+
+def test_costs_come_from_benchmarks_of_the_same_shape_else_calibration(tmp_path, monkeypatch):
+    results = tmp_path / "results"
+    model = results / "models/default/lstm_w24_s0"
+    model.mkdir(parents=True)
+    cfg = {"layers": 1, "batch_size": 8, "seq_len": 32, "embed_dim": 16, "optimizer": "adam"}
+    cfg |= {"val_windows": 16, "steps": 40}
+    summary = {"cell": "lstm", "width": 24, "vocab_size": 52, "train_config": cfg, "resumed_from_step": None}
+    (model / "summary.json").write_text(json.dumps(summary))
+    bench = results / "benchmarks/train/default"
+    bench.mkdir(parents=True)
+    (bench / "lstm_w24_s0.tsv").write_text("s\th:m:s\tmax_rss\tcpu_time\n9.0\t0:00:09\t300\t7.0\n")
+    known = benchmark_costs(results)
+    assert known[SHAPE].step == pytest.approx((7.0 - 3.0) / 40) and known[SHAPE].source == "benchmark"
+
+    calibrated = []
+    monkeypatch.setattr(
+        "gatedrnn.estimate.calibrate", lambda shape: calibrated.append(shape) or Cost(0.5, 1.0, "calibration")
+    )
+    other = Shape("gru", 27, 1, 8, 32, 16, 52, "adam", 16)
+    jobs = [TrainJob("default", "lstm_w24", 1, SHAPE, 40, 5)]
+    jobs += [TrainJob("default", "gru_budget24", seed, other, 40, 5) for seed in (0, 1)]
+    cost_jobs(jobs, known, log=lambda _: None)
+    assert calibrated == [other]  # once per shape, never for a benchmarked one
+    assert jobs[0].seconds == pytest.approx(3.0 + 40 * 0.1) and jobs[0].source == "benchmark"
+    assert jobs[1].seconds == pytest.approx(3.0 + 40 * 0.5 + 5 * 1.0) and not math.isnan(jobs[2].seconds)
