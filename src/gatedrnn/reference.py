@@ -2,7 +2,7 @@
 with a manifest that says how, where and from what they were made.
 
     python -m gatedrnn.reference collect --stage study     # after `snakemake --cores 2 stage_study`
-    python -m gatedrnn.reference ledger                    # claims.{csv,md,html} from reference/tables
+    python -m gatedrnn.reference pages                     # docs/results.md and the README's summary
 
 ``collect`` copies every table (CSV), every figure (PNG), the claims ledger and
 ``open_questions.md`` that the run has, and records in ``reference/manifest.json``:
@@ -154,7 +154,23 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--out", default=str(REFERENCE))
     c.add_argument("--configfile", nargs="+", default=["config/config.yaml"])
     c.add_argument("--provenance", default="data/corpus.json")
+    g = sub.add_parser("pages", help="render docs/results.md and the README's summary from reference/")
+    g.add_argument("--reference", default=str(REFERENCE))
+    g.add_argument("--page", default="docs/results.md")
+    g.add_argument("--readme", default="README.md")
     args = parser.parse_args(argv)
+    if args.command == "pages":
+        from gatedrnn.report.results_page import (
+            render_readme_summary,
+            render_results_page,
+            replace_readme_summary,
+        )
+
+        Path(args.page).write_text(render_results_page(args.reference))
+        readme = Path(args.readme)
+        readme.write_text(replace_readme_summary(readme.read_text(), render_readme_summary(args.reference)))
+        print(f"wrote {args.page} and the summary in {args.readme}")
+        return 0
     if args.command == "collect":
         try:
             manifest = collect(Path(args.results), Path(args.out), args.stage, load_config(args.configfile),
