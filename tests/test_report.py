@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 from conftest import run_snakemake
 from headless import CHROMIUM, Browser
+from test_claims import counted_summary
 
 pytestmark = [
     pytest.mark.workflow,
@@ -95,9 +96,7 @@ def test_report_renders_ledger_categories_and_a_figure(smoke_run, report, artifa
 
         # The ledger is what the front page shows first: its summary, then its rows, on screen.
         summary = browser.evaluate("document.querySelector('#app .claims-ledger .summary').innerText")
-        counts = ledger["verdict"].value_counts()
-        verdicts = ("exact", "within", "direction", "differs", "new")
-        assert summary == f"{len(ledger)} claims: " + ", ".join(f"{counts.get(v, 0)} {v}" for v in verdicts)
+        assert summary == counted_summary(ledger.fillna(""))
         first = browser.evaluate(FIRST_ROW)
         assert first["id"] == ledger["id"].iloc[0] and first["verdict"] == ledger["verdict"].iloc[0]
         assert first["height"] > 0 and first["visible"], first
