@@ -220,8 +220,8 @@ def test_ledger_says_where_each_claim_holds_and_differs():
     assert ledger.loc["C2.forget.mean", "regimes"] == (
         "holds under sgd 0.1 x 800; differs under adam 0.002 x 800 (default)"
     )
-    assert ledger.loc["D3.gru_wins", "regimes"] == (
-        "holds under adam 0.002 x 800 (default); differs under sgd 0.1 x 800"
+    assert ledger.loc["D3.gru_wins", "regimes"] == (  # a finding fails where a value differs
+        "holds under adam 0.002 x 800 (default); fails under sgd 0.1 x 800"
     )
     assert ledger.loc["C2.no_view", "regimes"] == ""
 
@@ -235,6 +235,31 @@ def test_a_regime_missing_a_cell_is_not_run_there():
     partial = REGIMES[~((REGIMES["cell"] == "gru") & (REGIMES["regime"] == "sgd_lr0.1_steps800"))]
     ledger = build_ledger(claims_with_views(), {"gates.csv": GATES}, {}, partial).set_index("id")
     assert ledger.loc["D3.gru_wins", "regimes"].endswith("not run under sgd 0.1 x 800")
+
+
+def test_a_view_of_a_seed_spread_band_is_judged_by_the_claims_own_band():
+    """One regime has one seed, so no spread of its own: its value is judged by the
+    band of the claim itself (0.5 ± the range of the claim's seeds, 0.2)."""
+    gates = pd.DataFrame({"model": ["lstm_w8"] * 2, "seed": [0, 1], "gate": "forget", "mean": [0.45, 0.65]})
+    entry = forget_mean_claim(
+        published=0.5,
+        where={"model": "lstm_w8", "gate": "forget"},
+        agg="median",
+        tolerance={"spread": True, "abs": 0.01},
+    )
+    ledger = build_ledger(parse_claims({"claims": [entry]}), {"gates.csv": gates}, {}, REGIMES).set_index(
+        "id"
+    )
+    # the claim: median 0.55 within 0.5 ± 0.2; the regimes: 0.62 (default) and 0.49 (sgd), both inside
+    assert ledger.loc["C2.forget.mean", "verdict"] == "within"
+    assert ledger.loc["C2.forget.mean", "band"] == "±0.2"
+    assert ledger.loc["C2.forget.mean", "regimes"] == "holds under adam 0.002 x 800 (default), sgd 0.1 x 800"
+    narrow = build_ledger(
+        parse_claims({"claims": [{**entry, "tolerance": {"abs": 0.05}}]}), {"gates.csv": gates}, {}, REGIMES
+    ).set_index("id")
+    assert narrow.loc["C2.forget.mean", "regimes"] == (
+        "holds under sgd 0.1 x 800; differs under adam 0.002 x 800 (default)"
+    )
 
 
 def test_describe_regimes_groups_in_order():
@@ -400,7 +425,7 @@ def test_smoke_ledger_judges_the_trained_claims_across_regimes(smoke_run):
     assert (ledger.loc[~ledger["id"].isin(claims), "verdict"] == "new").all()
     with_view = published[published["id"].map(lambda i: claims[i].regime_view is not None)]
     assert len(with_view) == sum(c.regime_view is not None for c in claims.values())
-    assert with_view["regimes"].str.contains("holds under|differs under").all()
+    assert with_view["regimes"].str.contains("holds under|differs under|fails under").all()
     assert not with_view["regimes"].str.contains("not run").any()  # both cells ran everywhere
     assert (ledger.loc[~ledger.index.isin(with_view.index), "regimes"] == "").all()
     assert "(default)" in with_view["regimes"].iloc[0]

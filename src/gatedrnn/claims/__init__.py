@@ -1,9 +1,9 @@
 """The claims ledger (spec F): the study's numbers (``config/published.yaml``) and the
 new findings (``config/new_findings.yaml``) judged against the tables.
 
-Modules, lowest first: :mod:`.spec` (the claims language: Claim, Selector,
-Comparison), :mod:`.load` (the YAML files), :mod:`.select` (reading cells),
-:mod:`.judge` (rules and verdicts), :mod:`.ledger` (the ledger table) and
+Modules, lowest first: :mod:`.bands` (scales, bands and numbers), :mod:`.spec`
+(the claims language: Claim, Selector, Comparison), :mod:`.load` (the YAML files),
+:mod:`.select` (reading cells), :mod:`.judge` (rules and verdicts), :mod:`.ledger` (the ledger table) and
 :mod:`.render` (Markdown and HTML). The language is documented for users in
 ``docs/claims-language.md``.
 """
@@ -26,9 +26,10 @@ from gatedrnn.claims.load import (
 )
 from gatedrnn.claims.render import render_html, render_markdown
 from gatedrnn.claims.select import read, read_tables
-from gatedrnn.claims.spec import VERDICTS, Claim, ClaimError, Comparison, NoMatch, Selector
+from gatedrnn.claims.spec import KINDS, VERDICTS, Claim, ClaimError, Comparison, NoMatch, Selector
 
 __all__ = [
+    "KINDS",
     "LEDGER_COLUMNS",
     "VERDICTS",
     "Claim",

@@ -1,15 +1,22 @@
-"""Judging claims: a value against its rule and tolerance, a comparison against the
-tables, and a claim's ledger row (its verdict, overall and per training regime). The
-rules are specified in ``docs/claims-language.md``."""
+"""Judging claims: a value against its rule and band, a finding's comparisons against
+the tables, and a claim's ledger row (its verdict, overall and per training regime).
+The rules are specified in ``docs/claims-language.md``.
+
+Verdicts: ``exact`` / ``within`` (a value reproduced) or ``differs``; ``holds`` or
+``fails`` (a finding); ``new`` (nothing to reproduce). A value that differs is never
+rescued by its finding: the finding is its own row, reported beside the value.
+"""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 import pandas as pd
 
-from gatedrnn.claims.select import absent_columns, read
+from gatedrnn.claims.bands import Band, describe_tolerance, format_value, make_band
+from gatedrnn.claims.select import absent_columns, read, read_cells
 from gatedrnn.claims.spec import (
     COMPARISONS,
     REGIME_COLUMN,
@@ -18,7 +25,7 @@ from gatedrnn.claims.spec import (
     Comparison,
     NoMatch,
     Selector,
-    format_value,
+    describe_compare,
 )
 
 
@@ -29,48 +36,23 @@ def same_to_digits(reproduced: float, published: float, digits: int) -> bool:
     return float(f"{reproduced:.{digits - 1}e}") == float(f"{published:.{digits - 1}e}")
 
 
-def passes(rule: str, reproduced, published, tolerance: Mapping) -> bool:
-    """Whether a value passes an ``exact`` or ``within`` rule with its tolerance."""
+def passes(rule: str, reproduced, published, tolerance: Mapping, cells=()) -> bool:
+    """Whether a value passes an ``exact`` or ``within`` rule with its tolerance
+    (``cells``: the values a ``spread`` band is measured on)."""
     if isinstance(published, str) or isinstance(reproduced, str):
         return str(reproduced) == str(published)
-    reproduced, published = float(reproduced), float(published)
+    reproduced = float(reproduced)
     if math.isnan(reproduced):
         return False
     if rule == "exact":
+        published = float(published)
         if "sig_digits" in tolerance:
             return same_to_digits(reproduced, published, int(tolerance["sig_digits"]))
         allowed = float(tolerance.get("abs", 0.0)) + float(tolerance.get("rel", 0.0)) * abs(published)
         return abs(reproduced - published) <= allowed
     if rule == "within":
-        if "range" in tolerance:
-            low, high = (float(v) for v in tolerance["range"])
-            return low <= reproduced <= high
-        if "factor" in tolerance:
-            factor = float(tolerance["factor"])
-            low, high = sorted((published / factor, published * factor))
-            return low <= reproduced <= high
-        allowed = float(tolerance.get("abs", 0.0)) + float(tolerance.get("rel", 0.0)) * abs(published)
-        return abs(reproduced - published) <= allowed
+        return make_band(tolerance, published, cells or [reproduced]).holds(reproduced)
     raise ClaimError(f"rule {rule!r} has no tolerance")
-
-
-def describe_tolerance(rule: str, tolerance: Mapping) -> str:
-    """The tolerance in words for the ledger (``2 significant digits``, ``+/- 0.1`` ...)."""
-    parts = []
-    if "sig_digits" in tolerance:
-        parts.append(f"{tolerance['sig_digits']} significant digits")
-    if "abs" in tolerance:
-        parts.append(f"+/- {format_value(float(tolerance['abs']))}")
-    if "rel" in tolerance:
-        parts.append(f"+/- {format_value(100 * float(tolerance['rel']))} %")
-    if "factor" in tolerance:
-        parts.append(f"x/÷ {format_value(float(tolerance['factor']))}")
-    if "range" in tolerance:
-        low, high = tolerance["range"]
-        parts.append(f"in [{format_value(float(low))}, {format_value(float(high))}]")
-    if rule == "exact" and not parts:
-        parts.append("equal")
-    return "; ".join(parts)
 
 
 def evaluate(comparison: Comparison, tables: Mapping[str, pd.DataFrame]) -> tuple[bool, str]:
@@ -90,37 +72,79 @@ def evaluate(comparison: Comparison, tables: Mapping[str, pd.DataFrame]) -> tupl
     return holds, text
 
 
-def verdict(claim: Claim, tables: Mapping[str, pd.DataFrame]) -> tuple[str, str]:
-    """(the claim's verdict, the reproduced value as the ledger shows it)."""
+def evaluate_all(compare: tuple[Comparison, ...], tables: Mapping[str, pd.DataFrame]) -> tuple[bool, str]:
+    """Every comparison in order; the first that fails ends the judgement, and the
+    text names what was therefore not judged (e.g. a share whose parts are not both
+    positive)."""
+    texts = []
+    for i, comparison in enumerate(compare):
+        holds, text = evaluate(comparison, tables)
+        texts.append(text)
+        if not holds:
+            rest = compare[i + 1 :]
+            if rest:
+                texts[-1] += " fails; not judged: " + ", ".join(c.left.column for c in rest)
+            return False, "; ".join(texts)
+    return True, "; ".join(texts)
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """What judging a claim gives: the verdict, the reproduced value as the ledger
+    writes it, and (``within``) the band it was judged by."""
+
+    verdict: str
+    reproduced: str
+    band: Band | None = None
+
+
+def _read_value(claim: Claim, tables) -> tuple[object, list]:
+    """(the claim's value, the cells it was read from)."""
+    frame = tables[claim.selector.table]
+    cells = read_cells(claim.selector, frame)
+    if claim.tolerance.get("overlap"):
+        return None, cells
+    return read(claim.selector, frame), cells
+
+
+def verdict(claim: Claim, tables: Mapping[str, pd.DataFrame], half_width: float | None = None) -> Judgement:
+    """The claim's verdict. ``half_width``: judge a ``within`` value by this band width
+    (on its scale) instead of its own (a regime view, judged with its claim's band)."""
     if claim.rule == "new":  # nothing to reproduce: the value, and whether the stated finding holds
         text = format_value(read(claim.selector, tables[claim.selector.table]), digits=6)
         if claim.compare is not None:
-            holds, comparison = evaluate(claim.compare, tables)
+            holds, comparison = evaluate_all(claim.compare, tables)
             text += f" ({comparison}: {'holds' if holds else 'does not hold'})"
-        return "new", text
+        return Judgement("new", text)
     if claim.rule == "direction":
-        holds, text = evaluate(claim.compare, tables)
-        return ("direction" if holds else "differs"), text
-    value = read(claim.selector, tables[claim.selector.table])
-    if passes(claim.rule, value, claim.published, claim.tolerance):
-        return claim.rule, format_value(value, digits=6)
-    if claim.compare is not None:
-        holds, text = evaluate(claim.compare, tables)
-        if holds:
-            return "direction", f"{format_value(value, digits=6)} ({text})"
-    return "differs", format_value(value, digits=6)
+        holds, text = evaluate_all(claim.compare, tables)
+        return Judgement("holds" if holds else "fails", text)
+    value, cells = _read_value(claim, tables)
+    if claim.rule == "exact":
+        found = "exact" if passes("exact", value, claim.published, claim.tolerance) else "differs"
+        return Judgement(found, format_value(value, digits=6))
+    numbers = [float(v) for v in cells]
+    band = make_band(claim.tolerance, claim.published, numbers, half_width)
+    if claim.tolerance.get("overlap"):
+        low, high = min(numbers), max(numbers)
+        inside = not (math.isnan(low) or math.isnan(high)) and low <= band.high and band.low <= high
+        return Judgement("within" if inside else "differs", format_value(tuple(numbers), digits=6), band)
+    return Judgement("within" if band.holds(float(value)) else "differs", format_value(value, digits=6), band)
 
 
 def judge(claim: Claim, tables: Mapping[str, pd.DataFrame]) -> dict:
-    """The claim's ledger row: what was read, and the verdict."""
+    """The claim's ledger row: what was read, and the verdict (``finding``, the verdict
+    of the finding the claim names, is filled in by the ledger)."""
     tol_text = describe_tolerance(claim.rule, claim.tolerance)
     if claim.compare is not None:
-        fallback = ("else " if claim.rule == "within" else "") + claim.compare.describe()
-        tol_text = f"{tol_text}; {fallback}" if tol_text else fallback
-    main = claim.selector if claim.selector is not None else claim.compare.left
+        tol_text = (
+            f"{tol_text}; {describe_compare(claim.compare)}" if tol_text else describe_compare(claim.compare)
+        )
+    main = claim.selector if claim.selector is not None else claim.compare[0].left
     row = {
         "id": claim.id,
         "experiment": claim.experiment,
+        "kind": claim.kind,
         "description": claim.description,
         "published": format_value(claim.published, digits=6),
         "table": "; ".join(claim.tables()),
@@ -128,19 +152,27 @@ def judge(claim: Claim, tables: Mapping[str, pd.DataFrame]) -> dict:
         "selector": main.describe(),
         "rule": claim.rule,
         "tolerance": tol_text,
+        "band": "",
+        "finding": "",
     }
     try:
-        found, reproduced = verdict(claim, tables)
+        found = verdict(claim, tables)
     except NoMatch as missing:  # a new finding whose run is not in this config stays new
-        found, reproduced = ("new" if claim.rule == "new" else "differs"), f"missing: {missing}"
-    row["reproduced"] = reproduced
-    row["verdict"] = found
+        found = Judgement("new" if claim.rule == "new" else "differs", f"missing: {missing}")
+    row["reproduced"] = found.reproduced
+    row["verdict"] = found.verdict
+    if found.band is not None:
+        row["band"] = found.band.text()
     return row
 
 
-def judge_across_regimes(claim: Claim, table: pd.DataFrame, regimes: list[str]) -> dict[str, str]:
+def judge_across_regimes(
+    claim: Claim, table: pd.DataFrame, regimes: list[str], tables: Mapping[str, pd.DataFrame] | None = None
+) -> dict[str, str]:
     """The verdict of the claim's regime view under each regime (``missing`` where
-    the regime lacks the row, e.g. a cell that did not run)."""
+    the regime lacks the row, e.g. a cell that did not run). A ``within`` view is
+    judged by the band of the claim itself, read from ``tables`` (one regime has one
+    seed: its own spread would be none)."""
     view = claim.regime_view
     if view is None:
         return {}
@@ -151,11 +183,17 @@ def judge_across_regimes(claim: Claim, table: pd.DataFrame, regimes: list[str]) 
                 f"claim {claim.id}: across_regimes names {absent}, which the regime table lacks; "
                 f"it has {list(table.columns)}"
             )
-    tables = {s.table: table for s in view.selectors()}
+    half_width = None
+    if view.rule == "within" and view.tolerance.get("spread") and tables is not None:
+        try:
+            half_width = verdict(claim, tables).band.half_width
+        except NoMatch:
+            half_width = None  # the claim's own cells are missing: the stated width
+    views = {s.table: table for s in view.selectors()}
     verdicts = {}
     for regime in regimes:
         try:
-            verdicts[regime], _ = verdict(view.restricted({REGIME_COLUMN: regime}), tables)
+            verdicts[regime] = verdict(view.restricted({REGIME_COLUMN: regime}), views, half_width).verdict
         except NoMatch:
             verdicts[regime] = "missing"
     return verdicts

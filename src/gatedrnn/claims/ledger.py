@@ -13,11 +13,12 @@ import pandas as pd
 
 from gatedrnn.claims.judge import judge, judge_across_regimes
 from gatedrnn.claims.load import claim_tables
-from gatedrnn.claims.spec import REGIME_COLUMN, VERDICTS, Claim, ClaimError
+from gatedrnn.claims.spec import REGIME_COLUMN, Claim, ClaimError
 
 LEDGER_COLUMNS = [
     "id",
     "experiment",
+    "kind",
     "description",
     "published",
     "reproduced",
@@ -26,9 +27,23 @@ LEDGER_COLUMNS = [
     "selector",
     "rule",
     "tolerance",
+    "band",
     "verdict",
+    "finding",
     "regimes",
 ]
+# The ledger's counts, per family and in all: (label, kind, verdicts). The first four
+# are the issue's: trained values and findings apart, each reproduced or not;
+# arithmetic and protocol rows (closed forms, counts the protocol fixes) are kept out of them.
+COUNTS = (
+    ("values reproduced", "value", ("within",)),
+    ("findings hold", "finding", ("holds",)),
+    ("values differ", "value", ("differs",)),
+    ("findings fail", "finding", ("fails",)),
+    ("arithmetic agree", "arithmetic", ("exact", "within", "holds")),
+    ("arithmetic differ", "arithmetic", ("differs", "fails")),
+    ("new", "new", ("new",)),
+)
 
 
 def regime_labels(regimes: pd.DataFrame) -> dict[str, str]:
@@ -46,10 +61,13 @@ def regime_labels(regimes: pd.DataFrame) -> dict[str, str]:
 
 
 def describe_regimes(verdicts: Mapping[str, str]) -> str:
-    """``holds under a, b; differs under c`` (and ``not run under d``)."""
-    groups = {"holds under": [], "differs under": [], "not run under": []}
+    """``holds under a, b; differs under c`` (a finding: ``fails under c``; and ``not
+    run under d``)."""
+    groups = {"holds under": [], "differs under": [], "fails under": [], "not run under": []}
     for regime, verdict in verdicts.items():
-        key = {"differs": "differs under", "missing": "not run under"}.get(verdict, "holds under")
+        key = {"differs": "differs under", "fails": "fails under", "missing": "not run under"}.get(
+            verdict, "holds under"
+        )
         groups[key].append(regime)
     return "; ".join(f"{key} {', '.join(names)}" for key, names in groups.items() if names)
 
@@ -72,24 +90,40 @@ def build_ledger(
     repeated = sorted(cid for cid, n in Counter(c.id for c in claims).items() if n > 1)
     if repeated:  # e.g. a new finding reusing a published claim's id
         raise ClaimError(f"claim ids must be unique across the ledger; repeated: {repeated}")
+    findings = {c.id for c in claims if c.rule == "direction"}
+    for claim in claims:
+        if claim.finding is not None and claim.finding not in findings:
+            raise ClaimError(f"claim {claim.id}: `finding: {claim.finding}` names no direction entry")
     order = [] if regimes is None else list(dict.fromkeys(regimes[REGIME_COLUMN]))
     labels = {} if regimes is None else regime_labels(regimes)
     rows = []
     for claim in claims:
         filled = claim.fill(names)
         row = judge(filled, tables)
-        verdicts = judge_across_regimes(filled, regimes, order) if regimes is not None else {}
+        verdicts = judge_across_regimes(filled, regimes, order, tables) if regimes is not None else {}
         row["regimes"] = describe_regimes({labels[r]: v for r, v in verdicts.items()})
         rows.append(row)
+    verdicts = {row["id"]: row["verdict"] for row in rows}
+    for claim, row in zip(claims, rows, strict=True):
+        if claim.finding is not None:  # the finding's own row counts it; here it is reported beside
+            row["finding"] = verdicts[claim.finding]
     return pd.DataFrame(rows, columns=LEDGER_COLUMNS)
 
 
 def verdict_counts(ledger: pd.DataFrame) -> dict[str, int]:
-    counts = Counter(ledger["verdict"])
-    return {verdict: counts.get(verdict, 0) for verdict in VERDICTS}
+    """``label -> rows`` for each of :data:`COUNTS`."""
+    return {
+        label: int((ledger["kind"].eq(kind) & ledger["verdict"].isin(verdicts)).sum())
+        for label, kind, verdicts in COUNTS
+    }
 
 
 def summary_line(ledger: pd.DataFrame) -> str:
-    """``120 claims: 40 exact, 30 within, 20 direction, 30 differs``."""
-    counts = verdict_counts(ledger)
-    return f"{len(ledger)} claims: " + ", ".join(f"{n} {verdict}" for verdict, n in counts.items())
+    """``216 claims: 20 values reproduced, 12 findings hold, 60 values differ, 8 findings
+    fail; arithmetic and protocol: 85 agree, 4 differ; 17 new``."""
+    n = verdict_counts(ledger)
+    trained = ", ".join(f"{n[label]} {label}" for label, _, _ in COUNTS[:4])
+    return (
+        f"{len(ledger)} claims: {trained}; arithmetic and protocol: {n['arithmetic agree']} agree, "
+        f"{n['arithmetic differ']} differ; {n['new']} new"
+    )

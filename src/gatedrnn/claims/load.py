@@ -16,7 +16,8 @@ from gatedrnn.claims.spec import ENTRY_KEYS, Claim, ClaimError
 
 def flatten_groups(entries: list) -> list[dict]:
     """Claims with their ``group``'s keys filled in (``where`` merged, the claim's keys
-    winning; a claim that changes the group's ``rule`` keeps none of its ``tolerance``)."""
+    winning; a claim that changes the group's ``rule`` keeps none of its ``tolerance``,
+    ``why`` or ``finding``)."""
     flat = []
     for entry in entries:
         if not isinstance(entry, Mapping):
@@ -33,7 +34,8 @@ def flatten_groups(entries: list) -> list[dict]:
         for claim in entry["claims"]:
             merged = dict(shared)
             if "rule" in claim and claim["rule"] != shared.get("rule"):
-                merged.pop("tolerance", None)
+                for key in ("tolerance", "why", "finding"):  # they belong to the group's rule
+                    merged.pop(key, None)
             merged.update(claim)
             if "where" in shared and "where" in claim:
                 merged["where"] = {**shared["where"], **claim["where"]}

@@ -7,8 +7,7 @@ import html
 
 import pandas as pd
 
-from gatedrnn.claims.ledger import summary_line, verdict_counts
-from gatedrnn.claims.spec import VERDICTS
+from gatedrnn.claims.ledger import COUNTS, summary_line, verdict_counts
 
 FAMILIES = {
     "A": "Closed-form tables",
@@ -18,6 +17,48 @@ FAMILIES = {
     "E": "Reach and training dynamics",
     "G": "Beyond the study (new findings)",
 }
+# The four counts every family states (the others only where they are not zero).
+TRAINED_COUNTS = ("values reproduced", "findings hold", "values differ", "findings fail")
+
+READING = (
+    "Each row is one number (or finding) of the published study, the value this run "
+    "reproduced, where it was read from and the verdict. A trained or measured **value** is "
+    "`within` its band (the run's own seed range, or a tolerance its entry states and "
+    "justifies) or `differs`; beside a value, *finding holds* / *finding fails* gives the "
+    "verdict of the finding it bears on, which is counted once, on its own row. A "
+    "**finding** `holds` or `fails`. **Arithmetic and protocol** rows (closed forms, "
+    "counts the protocol fixes) are `exact` or `differs` and are kept out of the trained "
+    "counts; `new` marks an answer to a question the study left open (no published value; "
+    "`config/new_findings.yaml`). Published values, rules and bands live in "
+    "`config/published.yaml` (format: `docs/claims-language.md`); this file is made by "
+    "the workflow's `claims` rule from the tables. *Across regimes*: where the regime "
+    "sweep ran, the same claim judged under every training regime of "
+    "`results/tables/regime_sensitivity.csv` (optimizer, learning rate, steps)."
+)
+
+
+def family_name(family: str) -> str:
+    return f"{family}. {FAMILIES[family]}" if family in FAMILIES else family
+
+
+def family_counts(counts: dict[str, int]) -> str:
+    """``2 values reproduced, 1 findings hold, 5 values differ, 0 findings fail`` (then
+    the arithmetic and new counts that are not zero)."""
+    shown = [label for label, _, _ in COUNTS if label in TRAINED_COUNTS or counts[label]]
+    if not any(counts[label] for label in TRAINED_COUNTS):
+        shown = [label for label in shown if label not in TRAINED_COUNTS]
+    return ", ".join(f"{counts[label]} {label}" for label in shown)
+
+
+def verdict_text(row) -> str:
+    """``differs (value 1.576 vs 1.645, band ±0.015); finding holds``."""
+    text = row.verdict
+    if row.verdict == "differs" and row.rule == "within" and not row.reproduced.startswith("missing"):
+        band = f", band {row.band}" if row.band else ""
+        text += f" (value {row.reproduced} vs {row.published}{band})"
+    if row.finding:
+        text += f"; finding {row.finding}"
+    return text
 
 
 def _md_cell(value) -> str:
@@ -25,31 +66,22 @@ def _md_cell(value) -> str:
 
 
 def render_markdown(ledger: pd.DataFrame, title: str = "The claims ledger") -> str:
-    """The ledger for a reader: summary line first, then one table per experiment family."""
-    lines = [
-        title,
-        "=" * len(title),
-        "",
-        f"**{summary_line(ledger)}**",
-        "",
-        "Each row is one number (or finding) of the published study, the value this run "
-        "reproduced, where it was read from and the verdict: `exact` (closed-form or "
-        "protocol-identical, equal within the stated tolerance), `within` (a trained "
-        "value inside its stated band), `direction` (the finding holds) or `differs`; "
-        "`new` marks an answer to a question the study left open (no published value; "
-        "`config/new_findings.yaml`). "
-        "Published values and rules live in `config/published.yaml`; this file is made "
-        "by the workflow's `claims` rule from the tables. *Across regimes*: where the "
-        "regime sweep ran, the same claim judged under every training regime of "
-        "`results/tables/regime_sensitivity.csv` (optimizer, learning rate, steps).",
-        "",
-    ]
-    header = "| id | claim | published | reproduced | rule | verdict | across regimes | read from |"
-    for family, group in ledger.groupby(ledger["experiment"].str[0], sort=True):
+    """The ledger for a reader: summary line and counts by family first, then one
+    table per experiment family."""
+    families = list(ledger.groupby(ledger["experiment"].str[0], sort=True))
+    labels = [label for label, _, _ in COUNTS]
+    lines = [title, "=" * len(title), "", f"**{summary_line(ledger)}**", "", READING, ""]
+    lines += ["| family | " + " | ".join(labels) + " |", "|---|" + "---:|" * len(labels)]
+    for family, group in families:
         counts = verdict_counts(group)
-        name = f"{family}. {FAMILIES[family]}" if family in FAMILIES else family
+        lines.append(
+            f"| {family_name(family)} | " + " | ".join(str(counts[label]) for label in labels) + " |"
+        )
+    lines.append("")
+    header = "| id | claim | published | reproduced | rule | verdict | across regimes | read from |"
+    for family, group in families:
         lines += [
-            f"## {name}: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n),
+            f"## {family_name(family)}: {family_counts(verdict_counts(group))}",
             "",
             header,
             "|---|---|---|---|---|---|---|---|",
@@ -57,13 +89,14 @@ def render_markdown(ledger: pd.DataFrame, title: str = "The claims ledger") -> s
         for row in group.itertuples(index=False):
             rule = row.rule + (f" ({row.tolerance})" if row.tolerance else "")
             where = f"`{row.table}` {row.column}" + (f" [{row.selector}]" if row.selector else "")
+            verdict = f"**{row.verdict}**" + verdict_text(row).removeprefix(row.verdict)
             cells = [
                 row.id,
                 row.description,
                 row.published,
                 row.reproduced,
                 rule,
-                f"**{row.verdict}**",
+                verdict,
                 row.regimes,
                 where,
             ]
@@ -78,10 +111,10 @@ HTML_STYLE = """
 .claims-ledger th, .claims-ledger td { border-bottom: 1px solid #ddd; padding: 2px 4px;
   text-align: left; vertical-align: top; }
 .claims-ledger td.verdict { font-weight: bold; }
+.claims-ledger td.verdict .note { font-weight: normal; }
 .claims-ledger tr.exact td.verdict { color: #146c2e; }
-.claims-ledger tr.within td.verdict { color: #1a5fb4; }
-.claims-ledger tr.direction td.verdict { color: #9c6500; }
-.claims-ledger tr.differs td.verdict { color: #b3261e; }
+.claims-ledger tr.within td.verdict, .claims-ledger tr.holds td.verdict { color: #1a5fb4; }
+.claims-ledger tr.differs td.verdict, .claims-ledger tr.fails td.verdict { color: #b3261e; }
 .claims-ledger tr.new td.verdict { color: #6a1b9a; }
 .claims-ledger .what { color: #555; font-size: 11px; }
 .claims-ledger code::before, .claims-ledger code::after { content: none; }
@@ -91,32 +124,34 @@ HTML_STYLE = """
 
 
 def render_html(ledger: pd.DataFrame, title: str = "The claims ledger") -> str:
-    """A self-contained HTML fragment: summary and a compact table (id and claim,
-    published, reproduced, verdict; the rule and source in each row's tooltip)."""
+    """A self-contained HTML fragment: summary, counts by family and a compact table
+    (id and claim, published, reproduced, verdict; the rule and source in each row's
+    tooltip)."""
     esc = html.escape
-    counts = verdict_counts(ledger)
     rows = []
     for row in ledger.itertuples(index=False):
-        tip = f"{row.rule} {row.tolerance}; read from {row.table} {row.column} [{row.selector}]"
+        tip = f"{row.kind}: {row.rule} {row.tolerance}; read from {row.table} {row.column} [{row.selector}]"
+        note = verdict_text(row).removeprefix(row.verdict)
         rows.append(
-            f'<tr class="claim {esc(row.verdict)}" data-claim-id="{esc(row.id)}" title="{esc(tip)}">'
+            f'<tr class="claim {esc(row.verdict)}" data-claim-id="{esc(row.id)}" data-kind="{esc(row.kind)}" '
+            f'title="{esc(tip)}">'
             f'<td><code>{esc(row.id)}</code><div class="what">{esc(row.description)}</div></td>'
             f"<td>{esc(str(row.published))}</td><td>{esc(str(row.reproduced))}</td>"
-            f'<td class="verdict">{esc(row.verdict)}</td>'
+            f'<td class="verdict">{esc(row.verdict)}<span class="note">{esc(note)}</span></td>'
             f'<td class="regimes">{esc(str(row.regimes))}</td></tr>'
         )
-    summary = ", ".join(f'<span class="count {v}">{n} {v}</span>' for v, n in counts.items())
-    families = ["<tr><th>family</th>" + "".join(f"<th>{v}</th>" for v in VERDICTS) + "</tr>"]
+    labels = [label for label, _, _ in COUNTS]
+    families = ["<tr><th>family</th>" + "".join(f"<th>{esc(label)}</th>" for label in labels) + "</tr>"]
     for family, group in ledger.groupby(ledger["experiment"].str[0], sort=True):
-        name = f"{family}. {FAMILIES[family]}" if family in FAMILIES else family
-        cells = "".join(f"<td>{n}</td>" for n in verdict_counts(group).values())
-        families.append(f'<tr class="family"><th>{esc(name)}</th>{cells}</tr>')
+        counts = verdict_counts(group)
+        cells = "".join(f"<td>{counts[label]}</td>" for label in labels)
+        families.append(f'<tr class="family"><th>{esc(family_name(family))}</th>{cells}</tr>')
     return "\n".join(
         [
             f"<style>{HTML_STYLE}</style>",
             '<div class="claims-ledger">',
             f"<h2>{esc(title)}</h2>",
-            f'<p class="summary"><b>{len(ledger)} claims:</b> {summary}</p>',
+            f'<p class="summary">{esc(summary_line(ledger))}</p>',
             '<table class="families">',
             *families,
             "</table>",

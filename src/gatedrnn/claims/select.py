@@ -1,5 +1,5 @@
 """Reading the cells a :class:`~gatedrnn.claims.spec.Selector` names out of a table
-(``where``, ``column`` pattern, ``at_max``, ``agg``, ``nan_as``; see
+(``where``, ``column`` pattern, ``at_max`` / ``at_min``, ``agg``, ``nan_as``; see
 ``docs/claims-language.md``)."""
 
 from __future__ import annotations
@@ -39,8 +39,9 @@ def _number_or_text(value):
         return str(value)
 
 
-def read(selector: Selector, frame: pd.DataFrame):
-    """The selected value (float, or str for a text cell); raises NoMatch if no row."""
+def locate(selector: Selector, frame: pd.DataFrame) -> tuple[pd.Index, list[str]]:
+    """The rows (index labels) and columns of ``frame`` whose cells ``selector`` reads
+    (before ``agg``); raises NoMatch if there are none."""
     s = selector
     columns = [c for c in frame.columns if fnmatch.fnmatchcase(str(c), s.column)]
     if not columns:  # e.g. seed_2 under a config with two seeds
@@ -51,15 +52,29 @@ def read(selector: Selector, frame: pd.DataFrame):
             raise ClaimError(f"{s.table} has no column {key!r} to select on; it has {list(frame.columns)}")
         mask &= _matches(frame[key], value)
     rows = frame[mask]
-    if s.at_max is not None and len(rows):
-        if s.at_max not in frame.columns:
-            raise ClaimError(f"{s.table} has no column {s.at_max!r} (at_max)")
-        rows = rows[rows[s.at_max] == rows[s.at_max].max()]
-    values = [_number_or_text(v) for v in rows[columns].to_numpy().ravel()]
-    if not values:
+    for key, pick in ((s.at_max, "max"), (s.at_min, "min")):
+        if key is not None and len(rows):
+            if key not in frame.columns:
+                raise ClaimError(f"{s.table} has no column {key!r} (at_{pick})")
+            rows = rows[rows[key] == getattr(rows[key], pick)()]
+    if not len(rows):
         raise NoMatch(f"no row of {s.table} where {s.describe() or 'any'}")
-    if s.nan_as is not None:
-        values = [s.nan_as if isinstance(v, float) and math.isnan(v) else v for v in values]
+    return rows.index, columns
+
+
+def read_cells(selector: Selector, frame: pd.DataFrame) -> list:
+    """Every cell ``selector`` reads (floats, or str for text), ``nan_as`` applied."""
+    rows, columns = locate(selector, frame)
+    values = [_number_or_text(v) for v in frame.loc[rows, columns].to_numpy().ravel()]
+    if selector.nan_as is not None:
+        values = [selector.nan_as if isinstance(v, float) and math.isnan(v) else v for v in values]
+    return values
+
+
+def read(selector: Selector, frame: pd.DataFrame):
+    """The selected value (float, or str for a text cell); raises NoMatch if no row."""
+    s = selector
+    values = read_cells(s, frame)
     if s.agg is None:
         if len(values) != 1:
             raise ClaimError(
@@ -78,7 +93,7 @@ def read(selector: Selector, frame: pd.DataFrame):
 
 def absent_columns(selector: Selector, frame: pd.DataFrame) -> list[str]:
     """The columns ``selector`` names (``column``, ``where`` keys, ``at_max``) that ``frame`` lacks."""
-    wanted = [selector.column, *selector.where, *([selector.at_max] if selector.at_max else [])]
+    wanted = [selector.column, *selector.where, *[k for k in (selector.at_max, selector.at_min) if k]]
     return [c for c in wanted if not any(fnmatch.fnmatchcase(str(t), c) for t in frame.columns)]
 
 

@@ -8,22 +8,23 @@ parses and checks entries; :mod:`.select` reads the cells they name and
 
 from __future__ import annotations
 
-import math
 import operator
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
-VERDICTS = ("exact", "within", "direction", "differs", "new")
+from gatedrnn.claims.bands import WITHIN_KEYS, check_within, format_value
+
+VERDICTS = ("exact", "within", "holds", "differs", "fails", "new")
 RULES = ("exact", "within", "direction", "new")
+# What a ledger row is, for the counts: a closed-form or protocol value (not a
+# trained result), a trained or measured value, a finding, an answer to an open question.
+KINDS = ("arithmetic", "value", "finding", "new")
 COMPARISONS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 AGGREGATES = ("min", "max", "mean", "median", "unique")
-TOLERANCE_KEYS = {
-    "exact": {"sig_digits", "rel", "abs"},
-    "within": {"abs", "rel", "factor", "range"},
-}
-SELECTOR_KEYS = {"table", "where", "column", "agg", "at_max", "nan_as"}
+TOLERANCE_KEYS = {"exact": {"sig_digits", "rel", "abs"}, "within": WITHIN_KEYS}
+SELECTOR_KEYS = {"table", "where", "column", "agg", "at_max", "at_min", "nan_as"}
 ENTRY_KEYS = {"id", "experiment", "description", "published", "source", "rule", "tolerance", "compare"}
-ENTRY_KEYS |= SELECTOR_KEYS | {"across_regimes", "question"}
+ENTRY_KEYS |= SELECTOR_KEYS | {"across_regimes", "question", "kind", "why", "finding"}
 # What an `across_regimes` view may set: where the claim's quantity is read in the
 # regime-sensitivity table, and (rarely) a rule of its own.
 VIEW_KEYS = SELECTOR_KEYS | {"compare", "rule", "tolerance"}
@@ -38,20 +39,6 @@ class ClaimError(ValueError):
 
 class NoMatch(LookupError):
     """A selector matched no row (the claim then ``differs``)."""
-
-
-def format_value(value, digits: int = 4) -> str:
-    """A value for the ledger: numbers to ``digits`` significant digits."""
-    if isinstance(value, str):
-        return value
-    if value is None:
-        return ""
-    value = float(value)
-    if math.isnan(value) or math.isinf(value):
-        return str(value)
-    if value == int(value) and abs(value) < 1e9:
-        return str(int(value))
-    return f"{value:.{digits}g}"
 
 
 def _fill(value, names: Mapping[str, str], where: str):
@@ -71,8 +58,8 @@ def _fill(value, names: Mapping[str, str], where: str):
 
 @dataclass(frozen=True)
 class Selector:
-    """Cells of one table: rows by ``where`` (and ``at_max``), ``column``, ``agg``
-    (read by :func:`gatedrnn.claims.select.read`)."""
+    """Cells of one table: rows by ``where`` (and ``at_max`` / ``at_min``), ``column``,
+    ``agg`` (read by :func:`gatedrnn.claims.select.read`)."""
 
     table: str
     column: str
@@ -80,6 +67,7 @@ class Selector:
     agg: str | None = None
     at_max: str | None = None
     nan_as: float | None = None
+    at_min: str | None = None
 
     @classmethod
     def from_dict(cls, data: Mapping, default_table: str | None = None, where_from: str = "") -> Selector:
@@ -103,24 +91,28 @@ class Selector:
             agg=agg,
             at_max=data.get("at_max"),
             nan_as=None if nan_as is None else float(nan_as),
+            at_min=data.get("at_min"),
         )
 
     def fill(self, names: Mapping[str, str], where_from: str = "") -> Selector:
         """The selector with ``{placeholders}`` of its ``where`` values filled in."""
-        where = {key: _fill(value, names, where_from) for key, value in self.where.items()}
-        return Selector(self.table, self.column, where, self.agg, self.at_max, self.nan_as)
+        return replace(
+            self, where={key: _fill(value, names, where_from) for key, value in self.where.items()}
+        )
 
     def restricted(self, extra: Mapping) -> Selector:
         """The selector on the rows that also match ``extra`` (its keys win)."""
-        return Selector(self.table, self.column, {**self.where, **extra}, self.agg, self.at_max, self.nan_as)
+        return replace(self, where={**self.where, **extra})
 
     def describe(self) -> str:
-        """``model=lstm_w325, seed=0`` (plus ``last step``, ``median`` ...)."""
+        """``model=lstm_w325, seed=0`` (plus ``max step``, ``median of ...``)."""
         parts = [
             f"{key}={'|'.join(map(str, v)) if isinstance(v, list) else v}" for key, v in self.where.items()
         ]
         if self.at_max:
             parts.append(f"max {self.at_max}")
+        if self.at_min:
+            parts.append(f"min {self.at_min}")
         if self.agg:
             parts.append(f"{self.agg} of {self.column}")
         return ", ".join(parts)
@@ -147,6 +139,8 @@ class Comparison:
     def from_dict(
         cls, data: Mapping, default_table: str | None, where_from: str, default_where: Mapping | None = None
     ) -> Comparison:
+        if not isinstance(data, Mapping):
+            raise ClaimError(f"{where_from}: a comparison is a mapping of left, op, right, not {data!r}")
         unknown = set(data) - {"left", "op", "right", "scale"}
         if unknown:
             raise ClaimError(f"{where_from}: unknown compare keys {sorted(unknown)}")
@@ -206,6 +200,19 @@ class Comparison:
         return f"{side(self.left)} {self.op} {self._scaled(side(self.right[0]))}"
 
 
+def parse_compare(data, default_table: str | None, where_from: str, default_where: Mapping | None):
+    """A ``compare``: one comparison, or a list of them that must all hold (judged in
+    order; the first that fails stops the judgement)."""
+    parts = data if isinstance(data, list) else [data]
+    if not parts:
+        raise ClaimError(f"{where_from}: `compare` is an empty list")
+    return tuple(Comparison.from_dict(p, default_table, where_from, default_where) for p in parts)
+
+
+def describe_compare(compare: tuple[Comparison, ...]) -> str:
+    return " and ".join(c.describe() for c in compare)
+
+
 # --------------------------------------------------------------------------- claims
 
 
@@ -221,12 +228,28 @@ class Claim:
     source: str = "spec"
     tolerance: Mapping = field(default_factory=dict)
     selector: Selector | None = None
-    compare: Comparison | None = None
+    # The finding: comparisons that must all hold (direction and new).
+    compare: tuple[Comparison, ...] | None = None
     # The same claim read from the regime-sensitivity table (one row per cell and
     # regime); judged once per regime of the sweep (`across_regimes`).
     regime_view: Claim | None = None
     # rule `new`: the open question (config `open_questions.<question>`) that answers it
     question: str | None = None
+    # `protocol`: not a trained result (a count the protocol fixes); counted apart.
+    protocol: bool = False
+    # The id of the finding (a direction entry) reported beside this value's verdict.
+    finding: str | None = None
+    # Why the band is what it is (one line; published.yaml gives one for every band).
+    why: str | None = None
+
+    @property
+    def kind(self) -> str:
+        """``arithmetic``, ``value``, ``finding`` or ``new`` (see :data:`KINDS`)."""
+        if self.rule == "new":
+            return "new"
+        if self.rule == "exact" or self.protocol:
+            return "arithmetic"
+        return "value" if self.rule == "within" else "finding"
 
     @classmethod
     def from_dict(cls, data: Mapping) -> Claim:
@@ -254,6 +277,10 @@ class Claim:
         source = data.get("source", "spec")
         if source not in SOURCES:
             raise ClaimError(f"claim {cid}: source must be one of {SOURCES}, not {source!r}")
+        if data.get("kind", "protocol") != "protocol" or ("kind" in data and rule in ("exact", "new")):
+            raise ClaimError(f"claim {cid}: the one `kind` is protocol (within and direction entries)")
+        if "finding" in data and rule != "within":
+            raise ClaimError(f"claim {cid}: only a within entry names the `finding` it bears on")
         tolerance = dict(data.get("tolerance") or {})
         selector = None
         if "column" in data:
@@ -262,30 +289,41 @@ class Claim:
             )
         compare = None
         if "compare" in data:
-            compare = Comparison.from_dict(
-                data["compare"], data.get("table"), f"claim {cid}", data.get("where")
-            )
-        if rule in ("exact", "within"):
-            if selector is None:
-                raise ClaimError(f"claim {cid}: an {rule} claim needs `table` and `column`")
-            unknown = set(tolerance) - TOLERANCE_KEYS[rule]
-            if unknown or (rule == "within" and not tolerance):
-                raise ClaimError(
-                    f"claim {cid}: {rule} tolerance keys are {sorted(TOLERANCE_KEYS[rule])}, "
-                    f"got {sorted(tolerance)}"
-                )
-            if rule == "exact" and compare is not None:
-                raise ClaimError(f"claim {cid}: an exact claim takes no `compare`")
-        elif rule == "direction" and compare is None:
-            raise ClaimError(f"claim {cid}: a direction claim needs `compare`")
+            compare = parse_compare(data["compare"], data.get("table"), f"claim {cid}", data.get("where"))
         published = data.get("published")
         if isinstance(published, str):
             try:  # PyYAML reads 4e-07 (no dot) as text
                 published = float(published)
             except ValueError:
                 pass
-        if rule == "within" and isinstance(published, str):
-            raise ClaimError(f"claim {cid}: a within claim needs a numeric published value")
+        if isinstance(published, list):
+            if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in published):
+                raise ClaimError(f"claim {cid}: a published list holds numbers, not {published!r}")
+            published = tuple(float(v) for v in published)
+        if rule in ("exact", "within"):
+            if selector is None:
+                raise ClaimError(f"claim {cid}: an {rule} claim needs `table` and `column`")
+            if compare is not None:
+                raise ClaimError(
+                    f"claim {cid}: an {rule} claim takes no `compare` (a within entry names its `finding`)"
+                )
+            unknown = set(tolerance) - TOLERANCE_KEYS[rule]
+            if unknown or (rule == "within" and not tolerance):
+                raise ClaimError(
+                    f"claim {cid}: {rule} tolerance keys are {sorted(TOLERANCE_KEYS[rule])}, "
+                    f"got {sorted(tolerance)}"
+                )
+        elif rule == "direction" and compare is None:
+            raise ClaimError(f"claim {cid}: a direction claim needs `compare`")
+        if rule == "within":
+            if isinstance(published, str):
+                raise ClaimError(f"claim {cid}: a within claim needs a numeric published value")
+            try:
+                check_within(tolerance, published)
+            except ValueError as err:
+                raise ClaimError(f"claim {cid}: within tolerance: {err}") from None
+        elif isinstance(published, tuple):
+            raise ClaimError(f"claim {cid}: only a within claim (overlap: true) publishes a list")
         regime_view = None
         if "across_regimes" in data:
             view = data["across_regimes"]
@@ -295,7 +333,7 @@ class Claim:
                 )
             base = {
                 k: data[k]
-                for k in ("id", "experiment", "description", "published", "source", "rule")
+                for k in ("id", "experiment", "description", "published", "source", "rule", "kind")
                 if k in data
             }
             if "tolerance" in data and view.get("rule", rule) == rule:
@@ -313,23 +351,19 @@ class Claim:
             compare=compare,
             regime_view=regime_view,
             question=None if data.get("question") is None else str(data["question"]),
+            protocol="kind" in data,
+            finding=None if data.get("finding") is None else str(data["finding"]),
+            why=None if data.get("why") is None else str(data["why"]).strip(),
         )
 
     def fill(self, names: Mapping[str, str]) -> Claim:
         """The claim with the grid's model names filled into its selectors."""
         where = f"claim {self.id}"
-        return Claim(
-            self.id,
-            self.experiment,
-            self.description,
-            self.published,
-            self.rule,
-            self.source,
-            self.tolerance,
-            None if self.selector is None else self.selector.fill(names, where),
-            None if self.compare is None else self.compare.fill(names, where),
-            None if self.regime_view is None else self.regime_view.fill(names),
-            self.question,
+        return replace(
+            self,
+            selector=None if self.selector is None else self.selector.fill(names, where),
+            compare=None if self.compare is None else tuple(c.fill(names, where) for c in self.compare),
+            regime_view=None if self.regime_view is None else self.regime_view.fill(names),
         )
 
     def restricted(self, extra: Mapping) -> Claim:
@@ -337,12 +371,12 @@ class Claim:
         return replace(
             self,
             selector=None if self.selector is None else self.selector.restricted(extra),
-            compare=None if self.compare is None else self.compare.restricted(extra),
+            compare=None if self.compare is None else tuple(c.restricted(extra) for c in self.compare),
         )
 
     def selectors(self) -> list[Selector]:
         found = [] if self.selector is None else [self.selector]
-        return found + ([] if self.compare is None else self.compare.selectors())
+        return found + [s for c in self.compare or () for s in c.selectors()]
 
     def tables(self) -> list[str]:
         """Every table this claim reads, in first-use order."""
