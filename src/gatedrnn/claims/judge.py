@@ -192,8 +192,24 @@ def judge_across_regimes(
     views = {s.table: table for s in view.selectors()}
     verdicts = {}
     for regime in regimes:
+        if any(diverged_under(table, regime, s.where) for s in view.selectors()):
+            verdicts[regime] = "diverged"
+            continue
         try:
             verdicts[regime] = verdict(view.restricted({REGIME_COLUMN: regime}), views, half_width).verdict
         except NoMatch:
             verdicts[regime] = "missing"
     return verdicts
+
+
+def diverged_under(table: pd.DataFrame, regime: str, where: Mapping) -> bool:
+    """Whether every seed of the rows a view reads under ``regime`` diverged in training
+    (the regime table's ``diverged_seeds`` and ``seeds`` columns): then there is no
+    value to judge, and the ledger says so instead of judging a NaN."""
+    if "diverged_seeds" not in table.columns:
+        return False
+    rows = table[table[REGIME_COLUMN] == regime]
+    for key, value in where.items():
+        if key in rows.columns and isinstance(value, str | int | float) and key != REGIME_COLUMN:
+            rows = rows[rows[key] == value]
+    return bool(len(rows)) and bool(((rows["seeds"] == 0) & (rows["diverged_seeds"] > 0)).any())

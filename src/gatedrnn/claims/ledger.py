@@ -61,13 +61,22 @@ def regime_labels(regimes: pd.DataFrame) -> dict[str, str]:
 
 
 def describe_regimes(verdicts: Mapping[str, str]) -> str:
-    """``holds under a, b; differs under c`` (a finding: ``fails under c``; and ``not
-    run under d``)."""
-    groups = {"holds under": [], "differs under": [], "fails under": [], "not run under": []}
+    """``holds under a, b; differs under c`` (a finding: ``fails under c``; ``not run
+    under d``; and ``diverged under e`` where every seed's training diverged)."""
+    groups = {
+        "holds under": [],
+        "differs under": [],
+        "fails under": [],
+        "not run under": [],
+        "diverged under": [],
+    }
     for regime, verdict in verdicts.items():
-        key = {"differs": "differs under", "fails": "fails under", "missing": "not run under"}.get(
-            verdict, "holds under"
-        )
+        key = {
+            "differs": "differs under",
+            "fails": "fails under",
+            "missing": "not run under",
+            "diverged": "diverged under",
+        }.get(verdict, "holds under")
         groups[key].append(regime)
     return "; ".join(f"{key} {', '.join(names)}" for key, names in groups.items() if names)
 

@@ -170,7 +170,9 @@ def write_probe_gates(
     absolute bound on the cell would fail a healthy model with a large state.
     The rule fails when ``max_rel_diff >= CHECK_TOLERANCE``.
     """
-    model, summary = load_model(model_dir)
+    model, summary = load_model(model_dir, allow_diverged=True)
+    if summary.get("diverged"):
+        return write_diverged_probe(summary, tokens, lines, gates_path, check_path, log)
     gates = extract_gates(model, tokens)
     check = {
         "model": summary["model"],
@@ -198,6 +200,19 @@ def write_probe_gates(
     # strict JSON: a quantity the cell does not have (the RNN's and GRU's cell state) is null
     check = {k: None if isinstance(v, float) and math.isnan(v) else v for k, v in check.items()}
     Path(check_path).write_text(json.dumps(check, indent=2, allow_nan=False) + "\n")
+    return check
+
+
+def write_diverged_probe(summary: dict, tokens, lines, gates_path, check_path, log=print) -> dict:
+    """A model whose training diverged has no gates worth reading: its gates file holds
+    the probe alone (no gate arrays) and its check says ``diverged`` and at which step,
+    so that the tables that read it can skip it and name it."""
+    check = {key: summary.get(key) for key in ("model", "seed", "cell", "width", "regime")}
+    check |= {"diverged": True, "diverged_at_step": summary.get("diverged_at_step")}
+    log(f"WARNING: {summary['model']} (regime {check['regime']}) diverged at step "
+        f"{check['diverged_at_step']}: no gates extracted")  # fmt: skip
+    save_gates(gates_path, {}, tokens, lines, summary["cell"], keys=())
+    Path(check_path).write_text(json.dumps(check, indent=2) + "\n")
     return check
 
 

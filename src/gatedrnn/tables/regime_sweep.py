@@ -44,7 +44,10 @@ STAT_COLUMNS = [
     "mean_i_plus_f",
     "gru_minus_lstm",
 ]
-COLUMNS = POINT_COLUMNS + STAT_COLUMNS
+# Seeds whose training diverged (summary.json "diverged"): counted, and the earliest
+# step named; the statistics are those of the other seeds (NaN when none is left).
+DIVERGED_COLUMNS = ["diverged_seeds", "diverged_at_step"]
+COLUMNS = POINT_COLUMNS + STAT_COLUMNS + DIVERGED_COLUMNS
 # Statistics averaged over seeds (the rest describe the point).
 AVERAGED = [c for c in STAT_COLUMNS if c not in ("gate", "gru_minus_lstm")]
 
@@ -90,6 +93,13 @@ def model_stats(summary: Mapping, history: pd.DataFrame, probe: ProbeGates) -> d
     return row
 
 
+def diverged_stats(summary: Mapping) -> dict:
+    """The row of a model whose training diverged: every statistic NaN."""
+    if summary["cell"] not in KEEP_GATE:
+        raise ValueError(f"the regime sweep covers lstm and gru, not {summary['cell']!r}")
+    return {column: float("nan") for column in AVERAGED} | {"gate": KEEP_GATE_NAME[summary["cell"]]}
+
+
 def regime_sensitivity_table(points: list[Mapping], runs: list[Mapping]) -> pd.DataFrame:
     """One row per (cell, regime): the seeds' mean of every statistic.
 
@@ -104,13 +114,19 @@ def regime_sensitivity_table(points: list[Mapping], runs: list[Mapping]) -> pd.D
         if run["regime"] not in by_regime:
             raise ValueError(f"a model of regime {run['regime']!r}, which is not a sweep point")
         summary = run["summary"]
+        diverged = bool(summary.get("diverged"))
         per_seed.append(
             {
                 "cell": summary["cell"],
                 "model": run["model"],
                 "regime": run["regime"],
                 "seed": int(run["seed"]),
-                **model_stats(summary, run["history"], run["probe"]),
+                "diverged_at_step": summary.get("diverged_at_step") if diverged else None,
+                **(
+                    diverged_stats(summary)
+                    if diverged
+                    else model_stats(summary, run["history"], run["probe"])
+                ),
             }
         )
     if not per_seed:
@@ -125,6 +141,8 @@ def regime_sensitivity_table(points: list[Mapping], runs: list[Mapping]) -> pd.D
             models = sorted(set(group["model"]))
             if len(models) != 1:
                 raise ValueError(f"regime {point['regime']!r} has several {cell} models: {models}")
+            diverged = group[group["diverged_at_step"].notna()]
+            trained = group[group["diverged_at_step"].isna()]
             row = {
                 "cell": cell,
                 "model": models[0],
@@ -132,11 +150,16 @@ def regime_sensitivity_table(points: list[Mapping], runs: list[Mapping]) -> pd.D
                 "optimizer": point["optimizer"],
                 "lr": float(point["lr"]),
                 "steps": int(point["steps"]),
-                "seeds": len(group),
-                "gate": group["gate"].iloc[0],
+                "seeds": len(trained),
+                "gate": KEEP_GATE_NAME[cell],
+                "diverged_seeds": len(diverged),
+                "diverged_at_step": float(diverged["diverged_at_step"].min())
+                if len(diverged)
+                else float("nan"),
             }
             for column in AVERAGED:
-                row[column] = float(group[column].astype(np.float64).mean())
+                values = trained[column].astype(np.float64)
+                row[column] = float(values.mean()) if len(values) else float("nan")
             rows.append(row)
     table = pd.DataFrame(rows)
     loss = table.pivot(index="regime", columns="cell", values="best_val_loss")
