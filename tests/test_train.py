@@ -189,16 +189,3 @@ def test_resume_is_bit_identical_at_full_size(tmp_path):
     resumed_from, resumed = phase("resume")
     assert resumed_from == "8"
     assert resumed == uninterrupted
-
-
-@pytest.mark.parametrize(
-    "train_chars, val_chars, split", [(100, 5000, "training"), (5000, 100, "validation")]
-)
-def test_a_corpus_too_short_for_a_window_is_refused_naming_the_keys(train_chars, val_chars, split):
-    from gatedrnn.train.config import TrainConfig, check_splits_fit
-
-    cfg = TrainConfig(seq_len=128)
-    shortest = min(train_chars, val_chars)
-    with pytest.raises(ValueError, match=rf"train\.seq_len is 128.*{split} split of {shortest}"):
-        check_splits_fit(train_chars, val_chars, cfg, 0.9)
-    check_splits_fit(129, 129, cfg, 0.5)  # exactly one window each: fine

@@ -4,6 +4,7 @@ import os
 import sys
 
 from gatedrnn.scripting import run_logged
+from gatedrnn.train.checks import check_before_training
 from gatedrnn.train.interrupt import SIGTERM_EXIT_STATUS, TrainingInterrupted
 from gatedrnn.train.loop import pick_device
 from gatedrnn.train.pipeline import train_one
@@ -15,6 +16,19 @@ def main(log):
     log(
         f"device {pick_device(snakemake.params.device)} (train.device {snakemake.params.device}; "
         f"CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES', '<unset>')})"
+    )
+    # What the config alone could not settle (the corpus's length and vocabulary, the
+    # GPU), before training. probe.length and the regime's own keys come from the config,
+    # not params: a check, not an input (changing the probe must not retrain a model).
+    check_before_training(
+        snakemake.input.corpus,
+        snakemake.input.provenance,
+        regime=snakemake.wildcards.regime,
+        train_config=snakemake.params.train,
+        train_fraction=snakemake.params.train_fraction,
+        device=snakemake.params.device,
+        probe_length=snakemake.config["probe"]["length"],
+        overrides=snakemake.config["regimes"].get(snakemake.wildcards.regime, {}),
     )
     try:
         summary = train_one(

@@ -21,6 +21,7 @@ from functools import cached_property
 from typing import ClassVar
 
 from gatedrnn.core import conventions
+from gatedrnn.plan.checks import ConfigError, check_plan
 from gatedrnn.plan.paths import (
     ANY_RUN,
     CLAIMS_TARGETS,
@@ -62,6 +63,7 @@ __all__ = [
     "CORPUS_PROVENANCE",
     "CORPUS_STEM",
     "DATASETS",
+    "ConfigError",
     "REGIME_SENSITIVITY",
     "TRAIN_CONFIG_KEYS",
     "Plan",
@@ -97,12 +99,15 @@ class Plan:
         """The plan of a schema-valid config. Refuses (ValueError, saying the fix) a sweep
         point whose name is taken, a forget-bias sweep regime that is undefined or not on
         the corpus, an enabled open question whose regime is undefined or on the wrong
-        dataset, and a copy distance longer than the windows."""
+        dataset, and a copy distance longer than the windows; then (ConfigError, every
+        problem at once) whatever else breaks a constraint the documentation states
+        (:mod:`gatedrnn.plan.checks`)."""
         points = sweep_points(config)
         regimes = all_regimes(config, points)
         check_forget_bias_sweep(config)
         plan = cls(config, regimes, tuple(points))
         plan.questions  # noqa: B018 (plans, and checks, the open questions now, not at first use)
+        check_plan(plan)
         return plan
 
     @cached_property

@@ -13,24 +13,17 @@ def cho_vs_pytorch_table(summaries: list[dict], pytorch_models: dict[str, str]) 
     """The reset-before ("Cho") GRU against PyTorch's reset-after GRU, same data and protocol.
 
     ``pytorch_models`` maps each ``cho_gru_<token>`` to the ``gru_<token>`` it is
-    compared with. D3's columns plus ``placement``, ``median_minus_pytorch`` (Cho
-    median - PyTorch median: positive = the Cho GRU is worse) and
-    ``seconds_per_step`` (median over seeds of training wall time / steps,
-    validation included; each run's own device and threads).
+    compared with. D3's columns plus ``placement`` and ``median_minus_pytorch`` (Cho
+    median - PyTorch median: positive = the Cho GRU is worse). No timing: a result
+    table is the same bytes run to run, and wall times are not (the training jobs'
+    own are in ``results/benchmarks/train/``; ``bench/bench_cells.py`` times the two
+    cells side by side).
     """
     table = gru_vs_lstm_table(summaries)
-    frame = pd.DataFrame(summaries)
-    frame["seconds_per_step"] = frame["wall_seconds"] / [s["train_config"]["steps"] for s in summaries]
-    per_step = frame.groupby("model")["seconds_per_step"].median()
     table["placement"] = ["before (Cho)" if c == "cho_gru" else "after (PyTorch)" for c in table["cell"]]
     medians = table.set_index("model")["median"]
     table["median_minus_pytorch"] = [
         medians[m] - medians[pytorch_models[m]] if m in pytorch_models else 0.0 for m in table["model"]
-    ]
-    table["seconds_per_step"] = table["model"].map(per_step)
-    reference_speed = {m: per_step[p] for m, p in pytorch_models.items()}
-    table["time_over_pytorch"] = [
-        per_step[m] / reference_speed[m] if m in reference_speed else 1.0 for m in table["model"]
     ]
     return table
 
@@ -43,7 +36,7 @@ def write_cho_vs_pytorch_table(summaries, pytorch_models: dict[str, str], out, l
 
 
 def cho_gru_sentences(table: pd.DataFrame) -> list[str]:
-    """One sentence per Cho GRU: its median loss and time per step against nn.GRU's."""
+    """One sentence per Cho GRU: its median loss against nn.GRU's."""
     out = []
     pytorch = table[table["cell"] == "gru"].set_index("width")
     for _, row in table[table["cell"] == "cho_gru"].iterrows():
@@ -52,7 +45,6 @@ def cho_gru_sentences(table: pd.DataFrame) -> list[str]:
             "the same as nn.GRU) "
             f"reaches {fmt(row['median'])} against PyTorch's reset-after GRU's "
             f"{fmt(pytorch.loc[row['width'], 'median']) if row['width'] in pytorch.index else 'n/a'} "
-            f"({signed(row['median_minus_pytorch'])} nats/char), training at "
-            f"{fmt(row['time_over_pytorch'], 2)} times nn.GRU's time per step."
+            f"({signed(row['median_minus_pytorch'])} nats/char)."
         )
     return out

@@ -80,20 +80,3 @@ def prefix_state_problem(state: dict, cfg: TrainConfig, expected_prefix_hash: st
             "step of one run only"
         )
     return None
-
-
-def check_splits_fit(train_chars: int, val_chars: int, cfg: TrainConfig, train_fraction: float) -> None:
-    """The protocol's constraints that need the corpus: a training window (``seq_len + 1``
-    characters) must fit in the training split, and a validation window in the
-    validation split. Checked by the train job before it builds the model, with a
-    message naming the keys, the values, the limit and the fix."""
-    window = cfg.seq_len + 1
-    corpus = train_chars + val_chars
-    for split, chars in (("training", train_chars), ("validation", val_chars)):
-        if chars < window:
-            raise ValueError(
-                f"train.seq_len is {cfg.seq_len}: a window of {window} characters does not fit in the "
-                f"{split} split of {chars} characters (split.train_fraction {train_fraction} of a "
-                f"{corpus}-character corpus); use a larger corpus, a shorter train.seq_len "
-                f"(at most {max(chars - 1, 0)}), or move split.train_fraction"
-            )

