@@ -21,22 +21,24 @@ from gatedrnn.tables.gates import (
     CHECK_TOLERANCE,
     GATE_TABLE_COLUMNS,
     MANUAL_CHECK_COLUMNS,
-    cell_decay_table,
-    check_perturbation_fits,
     coupling_histogram_table,
     coupling_table,
-    forget_bias_of,
-    forget_bias_sweep_table,
     forget_by_char_table,
     forget_units_table,
     gate_table,
-    hidden_decay_table,
     load_probe_gates,
     manual_step_check_table,
     parse_name,
     unit_gates_table,
     unit_half_lives_table,
     write_probe_gates,
+)
+from gatedrnn.tables.perturbation import (
+    cell_decay_table,
+    check_perturbation_fits,
+    forget_bias_of,
+    forget_bias_sweep_table,
+    hidden_decay_table,
 )
 
 torch.set_num_threads(1)

@@ -1,4 +1,4 @@
-"""Rules of gates.smk that rerun trained models on the probe set (gatedrnn.tables.gates):
+"""Rules of gates.smk that rerun trained models on the probe set (gatedrnn.tables.perturbation):
 C4 (lstm_cell_decay), E1 (hidden_perturbation_decay), E3 (forget_bias_sweep)."""
 
 from pathlib import Path
@@ -6,12 +6,13 @@ from pathlib import Path
 import torch
 
 from gatedrnn.scripting import run_logged
-from gatedrnn.tables import gates as gate_tables
+from gatedrnn.tables import perturbation
+from gatedrnn.tables.gates import probe_set
 
 TABLES = {
-    "lstm_cell_decay": gate_tables.cell_decay_table,
-    "hidden_perturbation_decay": gate_tables.hidden_decay_table,
-    "forget_bias_sweep": lambda models, tokens: gate_tables.forget_bias_sweep_table(
+    "lstm_cell_decay": perturbation.cell_decay_table,
+    "hidden_perturbation_decay": perturbation.hidden_decay_table,
+    "forget_bias_sweep": lambda models, tokens: perturbation.forget_bias_sweep_table(
         models, snakemake.params.forget_biases, tokens
     ),
 }
@@ -19,14 +20,14 @@ TABLES = {
 
 def main(log):
     torch.set_num_threads(snakemake.threads)
-    tokens, _ = gate_tables.probe_set(
+    tokens, _ = probe_set(
         snakemake.input.corpus,
         snakemake.input.provenance,
         snakemake.params.train_fraction,
         snakemake.params.lines,
         snakemake.params.length,
     )
-    models = gate_tables.load_models(Path(path).parent for path in snakemake.input.models)
+    models = perturbation.load_models(Path(path).parent for path in snakemake.input.models)
     table = TABLES[snakemake.params.table](models, tokens)
     table.to_csv(snakemake.output[0], index=False, float_format=None)
     log(table.to_string(index=False))

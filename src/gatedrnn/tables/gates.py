@@ -58,18 +58,12 @@ from gatedrnn.analysis.gates import (
     save_gates,
 )
 from gatedrnn.analysis.stats import (
-    CHANGE_POSITION,
     COUPLING_BINS,
-    DECAY_STEPS,
-    cell_state_decay,
     coupling_histogram,
     coupling_stats,
-    curve_half_life,
     gate_by_char,
     gate_summary,
     half_life,
-    hidden_state_decay,
-    trained_model_reach,
     unit_gate_summary,
     unit_means,
 )
@@ -129,14 +123,6 @@ def probe_set(corpus_path, provenance_path, train_fraction: float, lines: int, l
     return tokens, [vocab.decode(row) for row in tokens]
 
 
-def check_perturbation_fits(length: int, position: int = CHANGE_POSITION, steps: int = DECAY_STEPS) -> None:
-    if position + steps >= length:
-        raise ValueError(
-            f"the perturbation changes character {position} and follows it {steps} steps, which needs "
-            f"probe lines of at least {position + steps + 1} characters; probe.length is {length}"
-        )
-
-
 def load_probe_gates(paths) -> list[tuple[str, int, ProbeGates]]:
     """``(model id, seed, gates)`` of every gates file, in the given order."""
     loaded = []
@@ -144,11 +130,6 @@ def load_probe_gates(paths) -> list[tuple[str, int, ProbeGates]]:
         _, model, seed = parse_name(path)
         loaded.append((model, seed, load_gates(path)))
     return loaded
-
-
-def load_models(model_dirs) -> list[tuple[torch.nn.Module, dict]]:
-    """``(model, summary)`` of every trained-model directory, in the given order."""
-    return [load_model(path) for path in model_dirs]
 
 
 # ---------------------------------------------------------- gates rule and C1
@@ -382,81 +363,3 @@ def unit_half_lives_table(units: pd.DataFrame) -> pd.DataFrame:
 
 
 # ------------------------------------------------------- perturbation and reach
-
-
-def cell_decay_table(models, tokens: torch.Tensor) -> pd.DataFrame:
-    """C4: the cell-state difference after one changed character, measured and
-    from the forget gate alone, k = 0..32, per seed, with each curve's half-life."""
-    check_perturbation_fits(tokens.shape[1])
-    frames = []
-    for model, summary in models:
-        curve = cell_state_decay(model, tokens)
-        curve.insert(0, "model", summary["model"])
-        curve.insert(1, "seed", summary["seed"])
-        curve["measured_half_life"] = curve_half_life(curve["measured"].to_numpy())
-        curve["forget_alone_half_life"] = curve_half_life(curve["forget_alone"].to_numpy())
-        curve["measured_over_forget_alone"] = curve["measured"] / curve["forget_alone"]
-        frames.append(curve)
-    return pd.concat(frames, ignore_index=True)
-
-
-def hidden_decay_table(models, tokens: torch.Tensor) -> pd.DataFrame:
-    """E1: the hidden-state difference after one changed character, k = 0..32,
-    per model and seed, with the curve's half-life."""
-    check_perturbation_fits(tokens.shape[1])
-    frames = []
-    for model, summary in models:
-        curve = hidden_state_decay(model, tokens)
-        curve.insert(0, "model", summary["model"])
-        curve.insert(1, "cell", summary["cell"])
-        curve.insert(2, "seed", summary["seed"])
-        curve["half_life"] = curve_half_life(curve["measured"].to_numpy())
-        frames.append(curve)
-    return pd.concat(frames, ignore_index=True)
-
-
-def forget_bias_of(regime_forget_bias: float | None) -> tuple[float, str]:
-    """``(b, init)`` of a sweep regime: ``None`` (PyTorch's default, biases uniform
-    around 0) is b = 0 with init ``pytorch_default``; a number is itself, ``forget_bias``."""
-    if regime_forget_bias is None:
-        return 0.0, "pytorch_default"
-    return float(regime_forget_bias), "forget_bias"
-
-
-def forget_bias_sweep_table(models, forget_biases: dict[str, float | None], tokens) -> pd.DataFrame:
-    """E3: best validation loss and reach of each sweep model.
-
-    ``forget_biases`` maps a regime to its ``train.forget_bias`` (``None``: the
-    default initialisation, see :func:`forget_bias_of`). Reach is
-    :func:`gatedrnn.analysis.stats.trained_model_reach` on the probe set:
-    ``state_half_life`` (E1's measure) and the gradient of the last hidden state
-    back over the whole probe line (``grad_*``). Rows sorted by forget bias, seed.
-    """
-    check_perturbation_fits(tokens.shape[1])
-    rows = []
-    for model, summary in models:
-        regime = summary["regime"]
-        if regime not in forget_biases:
-            raise ValueError(
-                f"{summary['model']} seed {summary['seed']} comes from regime {regime!r}, "
-                f"which is not in the sweep ({', '.join(forget_biases)})"
-            )
-        bias, init = forget_bias_of(forget_biases[regime])
-        reach = trained_model_reach(model, tokens)
-        rows.append(
-            {
-                "model": summary["model"],
-                "forget_bias": bias,
-                "seed": summary["seed"],
-                "best_val_loss": summary["best_val_loss"],
-                "state_half_life": reach["state_half_life"],
-                "grad_first_over_last": reach["first_over_last"],
-                "grad_half_distance": reach["half_distance"],
-                "grad_log10_first_over_last": reach["log10_first_over_last"],
-                "best_step": summary["best_step"],
-                "regime": regime,
-                "init": init,
-                "window": int(tokens.shape[1]),
-            }
-        )
-    return pd.DataFrame(rows).sort_values(["forget_bias", "seed"], kind="stable", ignore_index=True)
