@@ -6,7 +6,7 @@ import math
 import re
 import subprocess
 
-from gatedrnn.core.model import GATE_BLOCKS
+from gatedrnn.core.sizes import GATE_BLOCKS
 
 
 def cpu_peak_gflops(cores: int, fma_units: int = 2) -> tuple[float, str]:

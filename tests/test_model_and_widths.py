@@ -3,7 +3,8 @@
 import pytest
 import torch
 
-from gatedrnn.core.model import CELLS, CharModel, count_parameters, model_parameters, set_forget_bias
+from gatedrnn.core.model import CharModel, count_parameters, set_forget_bias
+from gatedrnn.core.sizes import CELLS, model_parameters
 from gatedrnn.core.widths import matched_width, resolve_width
 
 

@@ -16,7 +16,8 @@ from conftest import DEFAULT_CONFIG, run_snakemake
 from torch import nn
 
 from gatedrnn.core.cells import GRUVariant, gru_layer, gru_layer_scan, pinned_reset_logits, windows_loss
-from gatedrnn.core.model import CharModel, count_parameters, model_parameters
+from gatedrnn.core.model import CharModel, count_parameters
+from gatedrnn.core.sizes import model_parameters
 from gatedrnn.io.synthetic import COPY_KEYS, copy_task, copy_task_loss_bounds, recall_positions
 from gatedrnn.questions.cho_gru import cho_vs_pytorch_table
 from gatedrnn.questions.long_memory import copy_recall, recall_mask

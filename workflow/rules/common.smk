@@ -1,8 +1,10 @@
 # Helpers shared by every rules file: config validation, the plan of runs
 # (gatedrnn.plan), and the rules' log and report boilerplate.
 
+import json
 import os
 import sys
+from pathlib import Path
 
 from snakemake.utils import min_version, validate
 

@@ -19,7 +19,11 @@ rule train:
         ENV
     threads: config["train"]["threads"]
     resources:
-        mem_mb=config["train"]["mem_mb"],
+        # the job's estimated peak plus 20 %, or train.mem_mb (gatedrnn.plan.resources),
+        # once its corpus exists: the estimate needs the vocabulary and the length
+        mem_mb=lambda wildcards, input: PLAN.train_mem_mb(
+            Run.of(wildcards), json.loads(Path(input.provenance).read_text())
+        ),
         runtime=config["train"]["runtime"],
     params:
         code=code_version("train.py"),

@@ -30,12 +30,12 @@ are fitted to measured peaks: :data:`CALIBRATION`, whose comment says how.
 
 from __future__ import annotations
 
+from gatedrnn.core.sizes import GATE_BLOCKS, model_parameters
+
 MIB = 1 << 20
 FLOAT = 4  # fp32
 INT64 = 8
 
-# Row blocks per recurrent weight matrix (gatedrnn.core.model.GATE_BLOCKS, without torch).
-GATE_BLOCKS = {"rnn": 1, "gru": 3, "lstm": 4, "gru_noreset": 2, "cho_gru": 3}
 # Optimizer state per parameter (fp32 tensors): Adam's two moments, SGD's momentum.
 OPTIMIZER_SLOTS = {"adam": 2, "sgd": 1}
 # Parameter-sized temporaries of the foreach update and the gradient clip.
@@ -69,18 +69,6 @@ CALIBRATION = {
     # of 2 x 4 gates + 3 states; PyTorch's CPU GRU and RNN, and the package's scans, more)
     "train_units": {"lstm": 10.54, "gru": 21.08, "rnn": 11.94, "cho_gru": 29.97, "gru_noreset": 23.17},
 }
-
-
-def model_parameters(cell: str, width: int, vocab_size: int, embed_dim: int = 128, layers: int = 1) -> int:
-    """:func:`gatedrnn.core.model.model_parameters` (PyTorch's two biases per gate block)."""
-    if cell not in GATE_BLOCKS:
-        raise ValueError(f"unknown cell {cell!r}; choose one of {', '.join(GATE_BLOCKS)}")
-    blocks = GATE_BLOCKS[cell]
-    recurrent = 0
-    for layer in range(layers):
-        d_in = embed_dim if layer == 0 else width
-        recurrent += blocks * (width * d_in + width * width + 2 * width)
-    return vocab_size * embed_dim + recurrent + width * vocab_size + vocab_size
 
 
 def memory_terms(

@@ -20,11 +20,8 @@ import torch
 from torch import nn
 
 from gatedrnn.core.cells import GRUVariant
+from gatedrnn.core.sizes import CELLS
 
-CELLS = ("rnn", "gru", "lstm", "gru_noreset", "cho_gru")
-
-# Gate blocks per cell: how many H-row blocks each weight matrix stacks.
-GATE_BLOCKS = {"rnn": 1, "gru": 3, "lstm": 4, "gru_noreset": 2, "cho_gru": 3}
 # Where the GRU variants put the reset (gatedrnn.core.cells.PLACEMENTS).
 VARIANT_PLACEMENT = {"cho_gru": "before", "gru_noreset": "none"}
 
@@ -72,24 +69,6 @@ class CharModel(nn.Module):
 
 def count_parameters(module: nn.Module) -> int:
     return sum(p.numel() for p in module.parameters())
-
-
-def model_parameters(cell: str, hidden: int, vocab_size: int, embed_dim: int = 128, layers: int = 1) -> int:
-    """Closed-form total of :class:`CharModel`'s parameters (PyTorch's two biases per gate).
-
-    Equal to ``count_parameters(CharModel(...))``; written out so that widths can
-    be searched without building modules.
-    """
-    if cell not in CELLS:
-        raise ValueError(f"unknown cell {cell!r}; choose one of {', '.join(CELLS)}")
-    blocks = GATE_BLOCKS[cell]
-    recurrent = 0
-    for layer in range(layers):
-        d_in = embed_dim if layer == 0 else hidden
-        recurrent += blocks * (hidden * d_in + hidden * hidden + 2 * hidden)
-    embedding = vocab_size * embed_dim
-    head = hidden * vocab_size + vocab_size
-    return embedding + recurrent + head
 
 
 def set_forget_bias(model: CharModel, bias: float) -> None:

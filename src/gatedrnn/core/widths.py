@@ -8,7 +8,7 @@ reference LSTM of width R on the same vocabulary.
 from __future__ import annotations
 
 from gatedrnn.core.conventions import WIDTH_TOKEN
-from gatedrnn.core.model import CELLS, model_parameters
+from gatedrnn.core.sizes import CELLS, model_parameters
 
 REFERENCE_CELL = "lstm"
 

@@ -55,6 +55,7 @@ from gatedrnn.plan.regimes import (
     sweep_points,
     train_config_with,
 )
+from gatedrnn.plan.resources import train_mem_mb
 from gatedrnn.train.prefix import prefix_regime
 
 __all__ = [
@@ -264,6 +265,13 @@ class Plan:
     def corpus(self, regime: str) -> dict[str, str]:
         """{corpus, provenance}: the text files a regime's models train on."""
         return DATASETS[self.dataset(regime)]
+
+    def train_mem_mb(self, run: Run, provenance: Mapping) -> int:
+        """The memory (MB) a training job asks of the scheduler (gatedrnn.plan.resources),
+        on the corpus its regime trains on (``provenance``: that corpus.json)."""
+        cell, token = run.model.rsplit("_", 1)  # cells may hold "_" (gru_noreset)
+        configured = self.config["train"]["mem_mb"]
+        return train_mem_mb(configured, cell, token, self.train_config(run.regime), provenance)
 
     def prefix_regime(self, regime: str) -> str | None:
         """The regime whose run is this regime's first steps (gatedrnn.train.prefix)."""

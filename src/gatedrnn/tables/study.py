@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from gatedrnn.core.conventions import WIDTH_TOKEN
-from gatedrnn.core.model import model_parameters
+from gatedrnn.core.sizes import model_parameters
 from gatedrnn.core.widths import REFERENCE_CELL, resolve_width
 
 
