@@ -4,6 +4,7 @@ names files and rules that exist."""
 
 from __future__ import annotations
 
+import importlib
 import re
 import subprocess
 import tomllib
@@ -17,6 +18,21 @@ from conftest import REPO
 
 # Documents whose links must resolve (every other tracked Markdown file is checked too).
 LINKED_DOCS = ["README.md", "config/README.md", "bench/README.md", "profiles/README.md"]
+# The docs pages the README links for what it leaves out.
+PAGES = [
+    "docs/experiments.md",
+    "docs/sources.md",
+    "docs/protocol.md",
+    "docs/ledger.md",
+    "docs/report.md",
+    "docs/open-questions.md",
+    "docs/regime-sweep.md",
+    "docs/claims-language.md",
+    "docs/results.md",
+    "reference/README.md",
+]
+# Generated from reference/ (gatedrnn.report.results_page), not written by hand.
+GENERATED_DOCS = {"docs/results.md"}
 # Paths that exist only beside this checkout, never in a clone.
 OUTSIDE = ["../shared", "shared/spec", "EXPERIMENTS.md"]
 THIS_FILE = "tests/test_docs.py"
@@ -100,7 +116,7 @@ def test_anchors_follow_github():
 
 
 def test_the_documents_exist(tracked):
-    for doc in [*LINKED_DOCS, "docs/experiments.md", "docs/sources.md", "CHANGELOG.md"]:
+    for doc in [*LINKED_DOCS, *PAGES, "CHANGELOG.md"]:
         assert doc in tracked or (REPO / doc).is_file(), f"{doc} is missing"
 
 
@@ -198,7 +214,17 @@ def test_catalogue_names_existing_rules_and_outputs():
     rules_text = "\n".join(
         p.read_text(encoding="utf-8") for p in sorted((REPO / "workflow/rules").glob("*.smk"))
     )
+    # paths the rules name through a constant of the plan (REGIME_SENSITIVITY, ...)
+    from gatedrnn.plan import paths
+
+    constants = {
+        name: value for name, value in vars(paths).items() if name.isupper() and isinstance(value, str)
+    }
+    rules_text += "".join(
+        f'\n"{value}"' for name, value in constants.items() if re.search(rf"\b{name}\b", rules_text)
+    )
     rules = set(re.findall(r"^rule (\w+):", rules_text, re.MULTILINE))
+    rules |= set(re.findall(r"^use rule \w+ as (\w+) with:", rules_text, re.MULTILINE))
     catalogue = (REPO / "docs" / "experiments.md").read_text(encoding="utf-8")
     named_rules = set(re.findall(r"rules? `(\w+)`", catalogue)) | rule_column(catalogue)
     assert named_rules, "no rule found in the catalogue"
@@ -212,3 +238,55 @@ def test_catalogue_names_existing_rules_and_outputs():
     index = set(re.findall(r"`((?:tables|figures)/[\w.]+)`", catalogue))
     absent = sorted(path for path in written if path not in outputs and path[len("results/") :] not in index)
     assert not absent, f"outputs missing from docs/experiments.md: {absent}"
+
+
+# A dotted name of the package: gatedrnn.core.widths.matched_width, gatedrnn.plan.Plan.prefix_files.
+DOTTED_NAME = re.compile(r"(?<![/\w.-])gatedrnn(?:\.[A-Za-z_]\w*)+")
+
+
+def resolves(name: str) -> bool:
+    """``name`` imports as a module, or is an attribute (of an attribute ...) of one."""
+    parts = name.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            target = importlib.import_module(".".join(parts[:cut]))
+        except ModuleNotFoundError:
+            continue
+        for attribute in parts[cut:]:
+            if not hasattr(target, attribute):
+                return False
+            target = getattr(target, attribute)
+        return True
+    return False
+
+
+def test_dotted_name_resolver():
+    assert resolves("gatedrnn.core.widths")
+    assert resolves("gatedrnn.core.widths.matched_width")
+    assert resolves("gatedrnn.plan.Plan.prefix_files")
+    assert not resolves("gatedrnn.bench")
+    assert not resolves("gatedrnn.core.widths.no_such_function")
+    assert DOTTED_NAME.findall("see `gatedrnn.io.corpus`, then gatedrnn.train.loop.train_model.") == [
+        "gatedrnn.io.corpus",
+        "gatedrnn.train.loop.train_model",
+    ]
+
+
+def test_every_package_name_the_documents_give_exists(tracked):
+    """Each ``gatedrnn.x.y`` the README and the docs name imports as a module or resolves
+    as an attribute of one (the generated results page aside), so a renamed module or
+    function cannot leave a stale pointer behind."""
+    docs = ["README.md", *LINKED_DOCS, *(d for d in markdown_docs(tracked) if d.startswith("docs/"))]
+    docs += ["reference/README.md"]
+    stale = []
+    checked = 0
+    for doc in sorted(set(docs) - GENERATED_DOCS):
+        path = REPO / doc
+        if not path.is_file():
+            continue
+        for name in sorted(set(DOTTED_NAME.findall(path.read_text(encoding="utf-8")))):
+            checked += 1
+            if not resolves(name):
+                stale.append(f"{doc}: {name}")
+    assert checked > 20
+    assert not stale, "names that are no module or attribute of the package:\n" + "\n".join(stale)
