@@ -72,3 +72,31 @@ def test_benchmark_rows_are_read_by_column_name(tmp_path):
     path = tmp_path / "b.tsv"
     path.write_text(BENCH + "10.5\t0:00:10\t500.0\t1\t1\t1\t0\t0\t50\t9.25\n")
     assert read_benchmark(path) == {"wall_s": 10.5, "cpu_s": 9.25, "max_rss_mb": 500.0}
+
+
+@pytest.mark.workflow
+def test_the_reference_ledger_is_the_claims_rules_ledger(smoke_run):
+    """`python -m gatedrnn.reference ledger` on a run's tables gives the very bytes the
+    `claims` rule wrote from them (same claims, same build_ledger, same renderers)."""
+    from conftest import REPO, SMOKE_CONFIG
+
+    from gatedrnn.reference import load_config, reference_ledger, write_ledger
+
+    config = load_config([str(REPO / "config/config.yaml"), str(SMOKE_CONFIG)])
+    ledger = reference_ledger(smoke_run / "results", config, REPO)
+    assert ledger is not None
+    out = smoke_run.parent / "reference_ledger"
+    out.mkdir(exist_ok=True)
+    write_ledger(ledger, out)
+    for name in ("claims.csv", "claims.md", "claims.html"):
+        assert (out / name).read_bytes() == (smoke_run / "results" / name).read_bytes(), name
+
+
+def test_the_reference_ledger_waits_for_every_table(tmp_path):
+    from conftest import REPO, SMOKE_CONFIG
+
+    from gatedrnn.reference import load_config, reference_ledger
+
+    (tmp_path / "tables").mkdir()
+    config = load_config([str(REPO / "config/config.yaml"), str(SMOKE_CONFIG)])
+    assert reference_ledger(tmp_path, config, REPO) is None

@@ -1,13 +1,21 @@
 """gatedrnn: the science behind the gated-recurrent-cell reproduction.
 
-Modules (each importable and unit-tested on its own):
+Subpackages by concern, each layer importing only the ones below it (the contract
+in pyproject.toml, checked by ``lint-imports`` in the test command):
 
-- :mod:`gatedrnn.core.model`   -- the character-level language model and parameter counts
-- :mod:`gatedrnn.core.widths`  -- budget-matched widths computed from the vocabulary
-- :mod:`gatedrnn.core.data`    -- vocabulary, train/validation split, seeded window sampling
-- :mod:`gatedrnn.io.corpus`  -- fetching, verifying and assembling the corpus
-- :mod:`gatedrnn.train.loop`   -- the training loop with atomic, resumable checkpoints
-- :mod:`gatedrnn.config`  -- the training configuration as plain data
+- :mod:`gatedrnn.core`      -- the model, the cells, data windows, widths, conventions, sizes, memory
+- :mod:`gatedrnn.io`        -- the corpus (fetch, verify, assemble, read back), synthetic texts, atomic files
+- :mod:`gatedrnn.train`     -- the training loop, checkpoints, the train rule's pipeline, prefix sharing
+- :mod:`gatedrnn.analysis`  -- gate extraction, gradient reach, gate statistics, the closed forms
+- :mod:`gatedrnn.tables`    -- the study's tables, the gate tables, the regime sweep's table
+- :mod:`gatedrnn.questions` -- one module per open question, and their report
+- :mod:`gatedrnn.claims`    -- the claims language and the ledger
+- :mod:`gatedrnn.report`    -- figures and the results page
+- :mod:`gatedrnn.plan`      -- the config turned into runs, file names and targets
+
+and the workflow's tools: :mod:`gatedrnn.scripting` (rule-script glue),
+:mod:`gatedrnn.code_version` (code as an input), :mod:`gatedrnn.reference`,
+:mod:`gatedrnn.compare` and :mod:`gatedrnn.estimate`.
 """
 
 __version__ = "0.1.0"

@@ -14,8 +14,8 @@ Snakemake invocation is about to run, before it runs them.
    slots (a job that continues a shorter run's state, see prefix sharing, starts
    after it), which is how a greedy scheduler fills the machine.
 
-Only training and gate extraction are costed; the table and figure rules take
-seconds. The projection is a plan, not a promise: a busy machine runs slower.
+Only training is costed; gate extraction, the tables and the figures take seconds
+to a minute each. The projection is a plan, not a promise: a busy machine runs slower.
 """
 
 from __future__ import annotations

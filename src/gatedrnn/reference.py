@@ -2,6 +2,7 @@
 with a manifest that says how, where and from what they were made.
 
     python -m gatedrnn.reference collect --stage study     # after `snakemake --cores 2 stage_study`
+    python -m gatedrnn.reference ledger                    # claims.{csv,md,html} from reference/tables
     python -m gatedrnn.reference pages                     # docs/results.md and the README's summary
 
 ``collect`` copies every table (CSV), every figure (PNG), the claims ledger and
@@ -134,6 +135,37 @@ def collect(results: Path, out: Path, stage: str, config: dict, corpus_provenanc
     return manifest
 
 
+def reference_ledger(reference: Path, config: dict, workflow: Path):
+    """The claims ledger of ``reference/``'s tables: the same claims and the same
+    :func:`gatedrnn.claims.build_ledger` as the ``claims`` rule, each table the rule
+    reads (``results/tables/x.csv``) read from ``reference/tables/x.csv`` instead.
+    None while a table it needs is not in the reference yet (a stage to come)."""
+    import pandas as pd
+
+    from gatedrnn.claims import build_ledger, claim_tables, ledger_claims, regime_tables
+    from gatedrnn.plan import Plan
+
+    plan = Plan.from_config(config)
+    claims = ledger_claims(workflow / "config/published.yaml", workflow / "config/new_findings.yaml",
+                           enabled=plan.enabled_questions, known=list(config["open_questions"]))  # fmt: skip
+    needed = claim_tables(claims)
+    regimes = regime_tables(claims) if plan.sweep_points else []
+    located = {path: reference / "tables" / Path(path).name for path in [*needed, *regimes]}
+    if not all(p.exists() for p in located.values()):
+        return None
+    tables = {path: pd.read_csv(located[path]) for path in needed}
+    regime_table = pd.read_csv(located[regimes[0]]) if regimes else None
+    return build_ledger(claims, tables, plan.claim_models, regime_table)
+
+
+def write_ledger(ledger, out: Path) -> None:
+    from gatedrnn.claims import render_html, render_markdown
+
+    ledger.to_csv(out / "claims.csv", index=False)
+    (out / "claims.md").write_text(render_markdown(ledger))
+    (out / "claims.html").write_text(render_html(ledger))
+
+
 def load_config(files: list[str]) -> dict:
     import yaml
     from snakemake.utils import update_config
@@ -154,11 +186,26 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--out", default=str(REFERENCE))
     c.add_argument("--configfile", nargs="+", default=["config/config.yaml"])
     c.add_argument("--provenance", default="data/corpus.json")
+    s = sub.add_parser(
+        "ledger", help="claims.{csv,md,html} from reference/'s tables (once every stage is in)"
+    )
+    s.add_argument("--reference", default=str(REFERENCE))
+    s.add_argument("--configfile", nargs="+", default=["config/config.yaml"])
     g = sub.add_parser("pages", help="render docs/results.md and the README's summary from reference/")
     g.add_argument("--reference", default=str(REFERENCE))
     g.add_argument("--page", default="docs/results.md")
     g.add_argument("--readme", default="README.md")
     args = parser.parse_args(argv)
+    if args.command == "ledger":
+        ledger = reference_ledger(Path(args.reference), load_config(args.configfile), Path.cwd())
+        if ledger is None:
+            print("the reference lacks tables the ledger reads: collect every stage first", file=sys.stderr)
+            return 1
+        write_ledger(ledger, Path(args.reference))
+        from gatedrnn.claims import summary_line
+
+        print(summary_line(ledger))
+        return 0
     if args.command == "pages":
         from gatedrnn.report.results_page import (
             render_readme_summary,

@@ -7,24 +7,24 @@ import pandas as pd
 
 from gatedrnn.claims import (
     build_ledger,
-    check_questions,
     claim_tables,
-    load_claims,
+    ledger_claims,
     read_tables,
     regime_tables,
     render_html,
     render_markdown,
-    select_questions,
     summary_line,
 )
 from gatedrnn.scripting import run_logged, workflow_file
 
 
 def main(log):
-    new_findings = load_claims(workflow_file(snakemake, snakemake.params.new_findings))
-    check_questions(new_findings, snakemake.params.all_questions)
-    claims = load_claims(workflow_file(snakemake, snakemake.params.published))
-    claims += select_questions(new_findings, snakemake.params.questions)
+    claims = ledger_claims(
+        workflow_file(snakemake, snakemake.params.published),
+        workflow_file(snakemake, snakemake.params.new_findings),
+        enabled=snakemake.params.questions,
+        known=snakemake.params.all_questions,
+    )
     needed = claim_tables(claims)
     undeclared = sorted(set(needed) - set(snakemake.input.tables))
     if undeclared:

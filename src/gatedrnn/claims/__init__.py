@@ -19,6 +19,7 @@ from gatedrnn.claims.ledger import (
 from gatedrnn.claims.load import (
     check_questions,
     claim_tables,
+    ledger_claims,
     load_claims,
     parse_claims,
     regime_tables,
@@ -29,6 +30,7 @@ from gatedrnn.claims.select import read, read_tables
 from gatedrnn.claims.spec import KINDS, VERDICTS, Claim, ClaimError, Comparison, NoMatch, Selector
 
 __all__ = [
+    "ledger_claims",
     "KINDS",
     "LEDGER_COLUMNS",
     "VERDICTS",

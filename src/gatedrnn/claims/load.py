@@ -73,6 +73,14 @@ def select_questions(claims: list[Claim], enabled) -> list[Claim]:
     return [c for c in claims if c.question is None or c.question in enabled]
 
 
+def ledger_claims(published: str | Path, new_findings: str | Path, enabled, known) -> list[Claim]:
+    """Every claim of a ledger: the published ones, then the new findings of the
+    ``enabled`` questions (``known``: every question the config has, to catch a typo)."""
+    findings = load_claims(new_findings)
+    check_questions(findings, known)
+    return load_claims(published) + select_questions(findings, enabled)
+
+
 def check_questions(claims: list[Claim], known) -> None:
     """Refuse a new finding whose question the config does not have (a typo)."""
     unknown = sorted({c.question for c in claims if c.question is not None} - set(known))

@@ -35,8 +35,8 @@ class Section:
 SECTIONS = (
     Section("study", "D3: best validation loss of the comparison's models (nats/char)", "gru_vs_lstm.csv",
             ("model", "cell", "width", "params", "seed_0", "seed_1", "seed_2", "median"),
-            "The LSTM at the reference width, the GRU at the same width and at the same "
-            "parameter budget, and the tanh RNN at the budget."),
+            "The LSTM at the reference width, and the GRU at the same width and at the same "
+            "parameter budget."),
     Section("study", "D4: the GRU's advantage split into structure and width", "gru_advantage_split.csv",
             ("component", "comparison", "loss_difference", "share_of_total"),
             "Median losses over seeds; a share is given only when both parts are positive."),

@@ -1,0 +1,64 @@
+"""The committed reference run (reference/) against the code: the ledger is what the
+ledger code gives on reference/'s tables, the generated pages are what the renderer
+gives, and the manifest accounts for every file."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import REPO
+
+from gatedrnn.reference import load_config, reference_ledger
+from gatedrnn.report.results_page import (
+    README_BEGIN,
+    README_END,
+    render_readme_summary,
+    render_results_page,
+)
+
+REFERENCE = REPO / "reference"
+MANIFEST = REFERENCE / "manifest.json"
+
+
+def test_the_results_page_is_rendered_from_the_reference():
+    page = (REPO / "docs/results.md").read_text()
+    assert page == render_results_page(REFERENCE), "run `python -m gatedrnn.reference pages`"
+
+
+def test_the_readme_summary_is_rendered_from_the_reference():
+    readme = (REPO / "README.md").read_text()
+    block = README_BEGIN + readme.split(README_BEGIN, 1)[1].split(README_END, 1)[0] + README_END
+    assert block == render_readme_summary(REFERENCE), "run `python -m gatedrnn.reference pages`"
+
+
+@pytest.mark.skipif(not (REFERENCE / "claims.csv").exists(), reason="the reference has no ledger yet")
+def test_the_committed_ledger_is_what_the_ledger_code_gives_on_the_committed_tables(tmp_path):
+    from gatedrnn.reference import write_ledger
+
+    config = load_config([str(REPO / "config/config.yaml")])
+    ledger = reference_ledger(REFERENCE, config, REPO)
+    assert ledger is not None, "reference/claims.csv exists but a table it reads does not"
+    write_ledger(ledger, tmp_path)
+    for name in ("claims.csv", "claims.md", "claims.html"):
+        assert (tmp_path / name).read_bytes() == (REFERENCE / name).read_bytes(), name
+
+
+@pytest.mark.skipif(not MANIFEST.exists(), reason="no stage of the reference run is committed yet")
+def test_the_manifest_accounts_for_every_file_and_how_it_was_made():
+    manifest = json.loads(MANIFEST.read_text())
+    listed = {f for stage in manifest["stages"].values() for f in stage["files"]}
+    present = {
+        p.relative_to(REFERENCE).as_posix()
+        for p in REFERENCE.rglob("*")
+        if p.is_file() and p.name not in ("README.md", "manifest.json")
+    }
+    assert listed == present
+    for key in ("config", "corpus", "python", "torch", "cpu", "threads_per_job", "training_jobs", "totals"):
+        assert manifest.get(key), key
+    for stage in manifest["stages"].values():
+        assert len(stage["commit"]) >= 40
+    for job in manifest["training_jobs"].values():
+        assert job["wall_s"] > 0 and job["cpu_s"] > 0
+    size = sum(p.stat().st_size for p in REFERENCE.rglob("*") if p.is_file())
+    assert size < 25 * 2**20, f"reference/ is {size / 2**20:.1f} MiB; keep it under 25"
