@@ -7,6 +7,7 @@ tests/slurm/run.sh runs the workflow on a real one-node SLURM cluster.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 from pathlib import Path
@@ -56,6 +57,10 @@ def test_gpu_profile_is_the_slurm_profile_plus_one_gpu_per_training_job():
     }
 
 
+@pytest.mark.skipif(
+    importlib.util.find_spec("snakemake_executor_plugin_slurm") is None,
+    reason="the SLURM executor plugin is an extra: pip install -e '.[slurm]'",
+)
 @pytest.mark.parametrize("profile", [SLURM, SLURM_GPU], ids=["slurm", "slurm-gpu"])
 def test_snakemake_accepts_every_key_of_the_profile(profile):
     """Snakemake's own parser (with the SLURM plugin's options) reads the profile:
