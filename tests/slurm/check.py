@@ -23,6 +23,9 @@ EXPECTED_JOBS = {
 
 failures: list[str] = []
 
+# The time stamp that starts every line a rule writes to its log (ISO 8601, then a space).
+STAMP = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d "
+
 
 def check(ok: bool, what: str) -> bool:
     print(f"{'ok  ' if ok else 'FAIL'} {what}")
@@ -133,14 +136,17 @@ def main() -> int:
 
         log_path = slurm / f"results/logs/train/{model.split('/', 2)[2]}.log"
         log = log_path.read_text() if log_path.is_file() else ""
-        device = re.search(r"^device (\S+) \(train\.device (\S+); CUDA_VISIBLE_DEVICES=(\S*)\)$", log, re.M)
+        # each log line starts with its time stamp (gatedrnn.scripting.run_logged)
+        device = re.search(
+            rf"^{STAMP}device (\S+) \(train\.device (\S+); CUDA_VISIBLE_DEVICES=(\S*)\)$", log, re.M
+        )
         check(
             device is not None and device.groups()[:2] == ("cpu", "auto") and device[3] != "<unset>",
             f"training log: {device[0] if device else 'no device line'} "
             "(a GPU was visible to the job, and device auto fell back to the CPU)",
         )
         check(
-            re.search(rf"^resumed from checkpoint at step {resumed}$", log, re.M) is not None,
+            re.search(rf"^{STAMP}resumed from checkpoint at step {resumed}$", log, re.M) is not None,
             f"training log: resumed from checkpoint at step {resumed}",
         )
         for name in ("history.csv", "model.pt"):
