@@ -39,7 +39,7 @@ SECTIONS = (
             "parameter budget."),
     Section("study", "D4: the GRU's advantage split into structure and width", "gru_advantage_split.csv",
             ("component", "comparison", "loss_difference", "share_of_total"),
-            "Median losses over seeds; a share is given only when both parts are positive."),
+            "Median losses over seeds; the ledger reads a share only when both parts are positive."),
     Section("study", "C2: the reference LSTM's gates on the probe set", "lstm_gates.csv",
             ("seed", "gate", "mean", "p5", "p50", "p95"), "Per seed; the study's one model is seed 0."),
     Section("study", "D1: the budget-matched GRU's gates", "gru_gates.csv",
