@@ -25,6 +25,7 @@ include: "workflow/rules/gates.smk"
 include: "workflow/rules/claims.smk"
 include: "workflow/rules/open_questions.smk"
 include: "workflow/rules/regime_sweep.smk"
+include: "workflow/rules/protocol.smk"
 
 
 rule all:
@@ -36,7 +37,8 @@ rule all:
 
 # The reference run's stages (reference/README.md): the study's own experiments
 # (grid, forget-bias sweep, closed forms), then the regime sweep, then the open
-# questions; `snakemake --cores 2 stage_study` and so on, one per session.
+# questions, then which protocol reproduces the study; `snakemake --cores 2
+# stage_study` and so on, one per session.
 rule stage_study:
     input:
         PLAN.targets["tables"],
@@ -52,6 +54,11 @@ rule stage_regimes:
 rule stage_questions:
     input:
         PLAN.targets["open_questions"],
+
+
+rule stage_protocol:
+    input:
+        PLAN.targets["protocol"],
 
 
 # On a cluster only training and gate extraction go to the scheduler: every other

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from gatedrnn.claims.bands import Band, describe_tolerance, format_value, make_band
+from gatedrnn.claims.bands import Band, describe_tolerance, format_value, make_band, to_scale
 from gatedrnn.claims.select import absent_columns, read, read_cells
 from gatedrnn.claims.spec import (
     COMPARISONS,
@@ -173,6 +173,36 @@ def judge_across_regimes(
     the regime lacks the row, e.g. a cell that did not run). A ``within`` view is
     judged by the band of the claim itself, read from ``tables`` (one regime has one
     seed: its own spread would be none)."""
+    return {regime: found.verdict for regime, found in regime_judgements(claim, table, regimes, tables).items()}
+
+
+@dataclass(frozen=True)
+class RegimeJudgement:
+    """A claim's regime view judged under one regime: the verdict (``diverged`` and
+    ``missing`` included), and for a value its number and the band it was judged by."""
+
+    verdict: str
+    value: float = math.nan
+    band: Band | None = None
+
+    def band_distance(self, published) -> float:
+        """How far the value sits from the published one in units of the band's
+        half-width, on the band's scale (1: at the band's edge); NaN where there is no
+        number or no symmetric band (a range, a finding)."""
+        band = self.band
+        if band is None or band.half_width is None or math.isnan(self.value) or isinstance(published, str):
+            return math.nan
+        centre = to_scale(float(published), band.scale, band.after)
+        if band.half_width == 0:
+            return 0.0 if self.value == float(published) else math.inf
+        return abs(to_scale(self.value, band.scale, band.after) - centre) / band.half_width
+
+
+def regime_judgements(
+    claim: Claim, table: pd.DataFrame, regimes: list[str], tables: Mapping[str, pd.DataFrame] | None = None
+) -> dict[str, RegimeJudgement]:
+    """:func:`judge_across_regimes` with the numbers: each regime's
+    :class:`RegimeJudgement` (the claims' scoreboard of regimes measures distances on it)."""
     view = claim.regime_view
     if view is None:
         return {}
@@ -190,16 +220,21 @@ def judge_across_regimes(
         except NoMatch:
             half_width = None  # the claim's own cells are missing: the stated width
     views = {s.table: table for s in view.selectors()}
-    verdicts = {}
+    found = {}
     for regime in regimes:
         if any(diverged_under(table, regime, s.where) for s in view.selectors()):
-            verdicts[regime] = "diverged"
+            found[regime] = RegimeJudgement("diverged")
             continue
+        restricted = view.restricted({REGIME_COLUMN: regime})
         try:
-            verdicts[regime] = verdict(view.restricted({REGIME_COLUMN: regime}), views, half_width).verdict
+            judgement = verdict(restricted, views, half_width)
+            value = math.nan
+            if restricted.selector is not None and judgement.band is not None:
+                value = float(read(restricted.selector, views[restricted.selector.table]))
+            found[regime] = RegimeJudgement(judgement.verdict, value, judgement.band)
         except NoMatch:
-            verdicts[regime] = "missing"
-    return verdicts
+            found[regime] = RegimeJudgement("missing")
+    return found
 
 
 def diverged_under(table: pd.DataFrame, regime: str, where: Mapping) -> bool:

@@ -54,6 +54,8 @@ def regime_labels(regimes: pd.DataFrame) -> dict[str, str]:
         name = row[REGIME_COLUMN]
         if {"optimizer", "lr", "steps"} <= set(row):
             label = f"{row['optimizer']} {float(row['lr']):g} x {int(row['steps'])}"
+            if row.get("dataset", "default") != "default":  # the corpus-size axis
+                label = f"{label} on {str(row['dataset']).replace('_', ' ')}"
             labels[name] = f"{label} (default)" if name == "default" else label
         else:
             labels[name] = str(name)

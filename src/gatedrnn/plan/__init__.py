@@ -28,12 +28,16 @@ from gatedrnn.plan.paths import (
     CLOSED_FORM_TARGETS,
     CORPUS,
     CORPUS_PROVENANCE,
+    CORPUS_SIZE,
     CORPUS_STEM,
     DATASETS,
     GATE_TARGETS,
     OPEN_QUESTION_FIGURES,
     OPEN_QUESTION_TABLES,
     OPEN_QUESTIONS_REPORT,
+    PROTOCOL_CONFIRMATION,
+    PROTOCOL_FIGURE,
+    PROTOCOL_SCOREBOARD,
     REGIME_SENSITIVITY,
     REGIME_SWEEP_FIGURE,
     TABLE_TARGETS,
@@ -51,6 +55,7 @@ from gatedrnn.plan.regimes import (
     TRAIN_CONFIG_KEYS,
     all_regimes,
     check_forget_bias_sweep,
+    corpus_size_points,
     dataset_of,
     sweep_points,
     train_config_with,
@@ -61,6 +66,10 @@ from gatedrnn.train.prefix import prefix_regime
 __all__ = [
     "ANY_RUN",
     "CORPUS",
+    "CORPUS_SIZE",
+    "PROTOCOL_CONFIRMATION",
+    "PROTOCOL_FIGURE",
+    "PROTOCOL_SCOREBOARD",
     "CORPUS_PROVENANCE",
     "CORPUS_STEM",
     "DATASETS",
@@ -94,6 +103,8 @@ class Plan:
     regimes: Mapping[str, Mapping]
     # The regime sweep's (optimizer, lr, steps) points: {regime, optimizer, lr, steps}.
     sweep_points: tuple[dict, ...]
+    # The same optimizer points on the small corpus (protocol.small_corpus), with `dataset`.
+    corpus_size_points: tuple[dict, ...] = ()
 
     @classmethod
     def from_config(cls, config: Mapping) -> Plan:
@@ -104,9 +115,10 @@ class Plan:
         problem at once) whatever else breaks a constraint the documentation states
         (:mod:`gatedrnn.plan.checks`)."""
         points = sweep_points(config)
-        regimes = all_regimes(config, points)
+        size_points = corpus_size_points(config)
+        regimes = all_regimes(config, points + size_points)
         check_forget_bias_sweep(config)
-        plan = cls(config, regimes, tuple(points))
+        plan = cls(config, regimes, tuple(points), tuple(size_points))
         plan.questions  # noqa: B018 (plans, and checks, the open questions now, not at first use)
         check_plan(plan)
         return plan
@@ -230,6 +242,38 @@ class Plan:
         return run_files(self.regime_sweep_runs, name)
 
     @property
+    def protocol_enabled(self) -> bool:
+        return bool(self.config.get("protocol", {}).get("enabled"))
+
+    @property
+    def corpus_size_runs(self) -> tuple[Run, ...]:
+        """Every model of the corpus-size axis: point, then model, then seed."""
+        if not self.corpus_size_points:
+            return ()
+        seeds = self.config["protocol"]["small_corpus"]["seeds"]
+        return tuple(
+            run for point in self.corpus_size_points for run in self.runs(self.sweep_models, point["regime"], seeds)
+        )
+
+    def corpus_size_files(self, name: str) -> list[str]:
+        """One file of every model of the corpus-size axis."""
+        return run_files(self.corpus_size_runs, name)
+
+    def confirmation_runs(self, regimes: Iterable[str]) -> tuple[Run, ...]:
+        """The regime sweep's two models under each of ``regimes`` (the scoreboard's best)
+        at every seed of ``protocol.confirm.seeds``: regime, then model, then seed."""
+        seeds = self.config["protocol"]["confirm"]["seeds"]
+        return tuple(run for regime in regimes for run in self.runs(self.sweep_models, regime, seeds))
+
+    def confirmation_points(self, regimes: Iterable[str]) -> list[dict]:
+        """The sweep points (either corpus) of ``regimes``, in the order given."""
+        by_name = {p["regime"]: p for p in (*self.sweep_points, *self.corpus_size_points)}
+        unknown = [r for r in regimes if r not in by_name]
+        if unknown:
+            raise ValueError(f"the scoreboard names {unknown}, which are not points of either sweep")
+        return [by_name[r] for r in regimes]
+
+    @property
     def training_runs(self) -> tuple[Run, ...]:
         """Every run `rule all` trains, each once, in first-needed order: the grid, the
         comparison and E1's models, the forget-bias sweep, the regime sweep, and the
@@ -241,6 +285,7 @@ class Plan:
             self.forget_bias_sweep_runs,
             self.regime_sweep_runs,
             *(self.questions.of(question) for question in self.enabled_questions),
+            self.corpus_size_runs,
         ]
         return tuple(dict.fromkeys(run for runs in needed for run in runs))
 
@@ -251,6 +296,7 @@ class Plan:
         needed = [self.runs(self.grid), self.runs(self.sweep_models), self.regime_sweep_runs]
         if "longer_training" in self.enabled_questions:
             needed.append(self.questions.longer_training)
+        needed.append(self.corpus_size_runs)
         return tuple(dict.fromkeys(run for runs in needed for run in runs))
 
     # ---------------------------------------------------------------------- regimes
@@ -321,7 +367,16 @@ class Plan:
             "claims": list(CLAIMS_TARGETS),
             "open_questions": questions + [OPEN_QUESTIONS_REPORT] if questions else [],
             "regime_sweep": [REGIME_SENSITIVITY, REGIME_SWEEP_FIGURE] if self.sweep_points else [],
+            "protocol": self.protocol_targets,
         }
+
+    @property
+    def protocol_targets(self) -> list[str]:
+        """Which protocol reproduces the study (`protocol`): the small corpus's table, the
+        scoreboard, its confirmation over more seeds, the figure."""
+        if not self.protocol_enabled:
+            return []
+        return [CORPUS_SIZE, PROTOCOL_SCOREBOARD, PROTOCOL_CONFIRMATION, PROTOCOL_FIGURE]
 
     def claims_tables(self, published: str, new_findings: str) -> list[str]:
         """The tables the claims ledger reads: every table published.yaml names, and

@@ -86,7 +86,8 @@ def key_of(plan, regime: str, key: str) -> str:
     if overrides is not None:
         return f"regimes.{regime}.{key}" if key in overrides else f"train.{key}"
     if key == "steps":
-        return "regime_sweep.steps"
+        small = {point["regime"] for point in plan.corpus_size_points}
+        return "protocol.small_corpus.steps" if regime in small else "regime_sweep.steps"
     if key in ("optimizer", "lr"):
         return "regime_sweep.optimizers"
     return f"train.{key}"
@@ -277,6 +278,21 @@ def forget_bias_sweep_distinct(plan) -> Iterable[str]:
             )
 
 
+@check("protocol: the small corpus is shorter than a synthetic corpus")
+def small_corpus_shorter(plan) -> Iterable[str]:
+    config = plan.config
+    protocol, corpus = config.get("protocol"), config["corpus"]
+    if not protocol or not protocol["enabled"] or corpus["source"] != "synthetic":
+        return
+    chars, total = protocol["small_corpus"]["chars"], corpus["synthetic_chars"]
+    if chars >= total:
+        yield (
+            f"protocol.small_corpus.chars is {chars}, not below the synthetic corpus's {total} "
+            "characters (corpus.synthetic_chars): the small corpus is the corpus's first characters; "
+            "set it below that, or switch protocol.enabled off"
+        )
+
+
 # ----------------------------------------------------- texts whose length is known
 
 
@@ -290,6 +306,10 @@ def known_texts(plan) -> Iterable[tuple[str, str, int, Mapping]]:
         chars = corpus["synthetic_chars"]
         probe = {"probe_lines": config["probe"]["lines"], "probe_length": config["probe"]["length"]}
         yield "default", f"the synthetic corpus (corpus.synthetic_chars {chars})", chars, probe
+        protocol = config.get("protocol")
+        if protocol and protocol["enabled"]:
+            small = min(chars, protocol["small_corpus"]["chars"])
+            yield "small_corpus", f"the small corpus (protocol.small_corpus.chars {small})", small, probe
     memory = config["open_questions"]["long_memory"]
     if memory["enabled"]:
         chars = memory["chars"]
@@ -300,7 +320,11 @@ def known_texts(plan) -> Iterable[tuple[str, str, int, Mapping]]:
 @check("windows fit in the splits of a text of known length")
 def windows_fit(plan) -> Iterable[str]:
     fraction = plan.config["split"]["train_fraction"]
-    probe_keys = {"default": "probe.lines", "long_memory": "open_questions.long_memory.probe_lines"}
+    probe_keys = {
+        "default": "probe.lines",
+        "small_corpus": "probe.lines",
+        "long_memory": "open_questions.long_memory.probe_lines",
+    }
     for dataset, text, chars, probe in known_texts(plan):
         shapes: dict[tuple, None] = {}
         for regime in trained_regimes(plan):

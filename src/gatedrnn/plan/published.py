@@ -29,8 +29,39 @@ def published_tables(path: str, questions: Iterable[str] | None = None) -> list[
             for value in node:
                 yield from walk(value)
 
+    return sorted(set(walk(load_entries(path))))
+
+
+def load_entries(path: str) -> list:
+    """The `claims:` list of a claims file."""
     with open(path) as handle:
         # libyaml's safe loader where PyYAML has it: published.yaml is the largest
         # file read while the DAG is built (0.11 s with the pure-Python loader)
         loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-        return sorted(set(walk(yaml.load(handle, Loader=loader)["claims"])))
+        return yaml.load(handle, Loader=loader)["claims"]
+
+
+def regime_view_tables(path: str) -> list[str]:
+    """The tables of the claims that have an `across_regimes` view (their own, whose
+    seed spread sets the band a regime is judged by), sorted: the scoreboard's inputs
+    beside the regime tables."""
+    found: set[str] = set()
+
+    def tables_of(node):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "table" and isinstance(value, str):
+                    found.add(value)
+                elif key not in ("across_regimes", "claims"):
+                    tables_of(value)
+        elif isinstance(node, list):
+            for value in node:
+                tables_of(value)
+
+    for group in load_entries(path):
+        entries = group.get("claims", [group])
+        for entry in entries:
+            if "across_regimes" in entry or "across_regimes" in group:
+                tables_of(group)
+                tables_of(entry)
+    return sorted(found)

@@ -81,12 +81,47 @@ def sweep_points(config: Mapping) -> list[dict]:
     return points
 
 
+# The corpus-size axis (protocol.small_corpus): the regime sweep's optimizer points
+# trained on a prefix of the corpus (gatedrnn.io.variants), as regimes named
+# <optimizer>_lr<lr>_steps<steps>_small.
+SMALL_CORPUS = "small_corpus"
+
+
+def corpus_size_points(config: Mapping) -> list[dict]:
+    """Every (optimizer, learning rate, steps) point of the corpus-size axis, in config
+    order, as ``{regime, optimizer, lr, steps, dataset}``: the regime sweep's optimizer
+    points at ``protocol.small_corpus.steps`` on the small corpus; none when
+    ``protocol`` is switched off. Refuses a name a configured regime already holds."""
+    protocol = config.get("protocol")
+    if not protocol or not protocol["enabled"]:
+        return []
+    points: list[dict] = []
+    for optimizer, lrs in config["regime_sweep"]["optimizers"].items():
+        for lr in lrs:
+            for steps in protocol["small_corpus"]["steps"]:
+                name = f"{optimizer}_lr{lr:g}_steps{steps}_small"
+                if name in config["regimes"]:
+                    raise ValueError(
+                        f"protocol.small_corpus: the point ({optimizer}, lr {lr}, {steps} steps) on the "
+                        f"small corpus is named {name!r}, which a regime under `regimes` already uses; "
+                        "rename that regime"
+                    )
+                points.append(
+                    {"regime": name, "optimizer": optimizer, "lr": lr, "steps": steps, "dataset": SMALL_CORPUS}
+                )
+    return points
+
+
 def all_regimes(config: Mapping, points: list[dict]) -> dict[str, dict]:
     """Every regime a model can train under: the configured ones (config order), then
-    the sweep points that are not configured regimes (sweep order)."""
+    the sweep points that are not configured regimes (sweep order). A point's
+    ``dataset`` other than the corpus becomes the regime's ``dataset``."""
     regimes = dict(config["regimes"])
     for point in points:
-        regimes.setdefault(point["regime"], {k: point[k] for k in ("optimizer", "lr", "steps")})
+        overrides = {k: point[k] for k in ("optimizer", "lr", "steps")}
+        if point.get("dataset", "default") != "default":
+            overrides["dataset"] = point["dataset"]
+        regimes.setdefault(point["regime"], overrides)
     return regimes
 
 

@@ -103,7 +103,9 @@ def diverged_stats(summary: Mapping) -> dict:
 def regime_sensitivity_table(points: list[Mapping], runs: list[Mapping]) -> pd.DataFrame:
     """One row per (cell, regime): the seeds' mean of every statistic.
 
-    ``points``: the sweep's ``{regime, optimizer, lr, steps}`` in config order.
+    ``points``: the sweep's ``{regime, optimizer, lr, steps}`` in config order; points
+    that name a ``dataset`` (the corpus-size axis) give the table a ``dataset`` column
+    after ``regime``.
     ``runs``: ``{regime, model, seed, summary, history, probe}`` per trained model.
     ``gru_minus_lstm`` is the GRU's mean best validation loss minus the LSTM's
     under the same regime (on both rows; NaN where only one cell ran).
@@ -130,7 +132,8 @@ def regime_sensitivity_table(points: list[Mapping], runs: list[Mapping]) -> pd.D
             }
         )
     if not per_seed:
-        return pd.DataFrame(columns=COLUMNS)
+        with_dataset = any("dataset" in point for point in points)
+        return pd.DataFrame(columns=COLUMNS[:3] + ["dataset"] * with_dataset + COLUMNS[3:])
     frame = pd.DataFrame(per_seed)
     rows = []
     for point in points:
@@ -168,4 +171,8 @@ def regime_sensitivity_table(points: list[Mapping], runs: list[Mapping]) -> pd.D
         float(gap[regime]) if gap is not None and not math.isnan(gap[regime]) else float("nan")
         for regime in table["regime"]
     ]
-    return table.reindex(columns=COLUMNS)
+    table = table.reindex(columns=COLUMNS)
+    if any("dataset" in point for point in points):
+        datasets = {point["regime"]: point.get("dataset", "default") for point in points}
+        table.insert(COLUMNS.index("regime") + 1, "dataset", [datasets[r] for r in table["regime"]])
+    return table
