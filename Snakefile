@@ -25,6 +25,7 @@ include: "workflow/rules/gates.smk"
 include: "workflow/rules/claims.smk"
 include: "workflow/rules/open_questions.smk"
 include: "workflow/rules/regime_sweep.smk"
+include: "workflow/rules/protocol.smk"
 
 
 rule all:

@@ -23,10 +23,12 @@ from typing import ClassVar
 from gatedrnn.core import conventions
 from gatedrnn.plan.checks import ConfigError, check_plan
 from gatedrnn.plan.paths import (
+    ALPHABET_CHECK,
     ANY_RUN,
     CLAIMS_TARGETS,
     CLOSED_FORM_TARGETS,
     CORPUS,
+    CORPUS_INVENTORY,
     CORPUS_PROVENANCE,
     CORPUS_STEM,
     DATASETS,
@@ -59,8 +61,10 @@ from gatedrnn.plan.resources import train_mem_mb
 from gatedrnn.train.prefix import prefix_regime
 
 __all__ = [
+    "ALPHABET_CHECK",
     "ANY_RUN",
     "CORPUS",
+    "CORPUS_INVENTORY",
     "CORPUS_PROVENANCE",
     "CORPUS_STEM",
     "DATASETS",
@@ -321,7 +325,14 @@ class Plan:
             "claims": list(CLAIMS_TARGETS),
             "open_questions": questions + [OPEN_QUESTIONS_REPORT] if questions else [],
             "regime_sweep": [REGIME_SENSITIVITY, REGIME_SWEEP_FIGURE] if self.sweep_points else [],
+            "protocol": self.protocol_targets,
         }
+
+    @property
+    def protocol_targets(self) -> list[str]:
+        """The protocol questions' tables (issue #17) when ``protocol.enabled``: the
+        alphabet check. Cheap (no training), so on by default."""
+        return [ALPHABET_CHECK] if self.config["protocol"]["enabled"] else []
 
     def claims_tables(self, published: str, new_findings: str) -> list[str]:
         """The tables the claims ledger reads: every table published.yaml names, and
