@@ -342,6 +342,19 @@ CASES = [
         {"regime_sweep": {"optimizers": {"adam": [0.003, 0.0030000001]}}},
         "regime_sweep: the point",
     ),
+    # ---- protocol
+    Case(
+        "protocol.alphabet_candidates names at least one choice",
+        SCHEMA,
+        lambda config: config["protocol"].update(alphabet_candidates={}),
+        on("protocol", "alphabet_candidates"),
+    ),
+    Case(
+        "an alphabet candidate is a non-empty pattern",
+        SCHEMA,
+        {"protocol": {"alphabet_candidates": {"all": ""}}},
+        on("protocol", "alphabet_candidates", "all"),
+    ),
     # ---- probe
     positive("probe", "lines"),
     Case("probe.length is at least 97", PROBE, {"probe": {"length": 96}}, "probe.length is 96, below 97"),

@@ -21,8 +21,10 @@ os.environ.update(
 from gatedrnn.code_version import code_version as _code_version
 
 from gatedrnn.plan import (
+    ALPHABET_CHECK,
     ANY_RUN,
     CORPUS,
+    CORPUS_INVENTORY,
     CORPUS_PROVENANCE,
     CORPUS_STEM,
     DATASETS,

@@ -23,10 +23,12 @@ from typing import ClassVar
 from gatedrnn.core import conventions
 from gatedrnn.plan.checks import ConfigError, check_plan
 from gatedrnn.plan.paths import (
+    ALPHABET_CHECK,
     ANY_RUN,
     CLAIMS_TARGETS,
     CLOSED_FORM_TARGETS,
     CORPUS,
+    CORPUS_INVENTORY,
     CORPUS_PROVENANCE,
     CORPUS_SIZE,
     CORPUS_STEM,
@@ -64,12 +66,14 @@ from gatedrnn.plan.resources import train_mem_mb
 from gatedrnn.train.prefix import prefix_regime
 
 __all__ = [
+    "ALPHABET_CHECK",
     "ANY_RUN",
     "CORPUS",
     "CORPUS_SIZE",
     "PROTOCOL_CONFIRMATION",
     "PROTOCOL_FIGURE",
     "PROTOCOL_SCOREBOARD",
+    "CORPUS_INVENTORY",
     "CORPUS_PROVENANCE",
     "CORPUS_STEM",
     "DATASETS",
@@ -372,11 +376,11 @@ class Plan:
 
     @property
     def protocol_targets(self) -> list[str]:
-        """Which protocol reproduces the study (`protocol`): the small corpus's table, the
-        scoreboard, its confirmation over more seeds, the figure."""
+        """Which protocol reproduces the study (`protocol`): the alphabet check, the small
+        corpus's table, the scoreboard, its confirmation over more seeds, the figure."""
         if not self.protocol_enabled:
             return []
-        return [CORPUS_SIZE, PROTOCOL_SCOREBOARD, PROTOCOL_CONFIRMATION, PROTOCOL_FIGURE]
+        return [ALPHABET_CHECK, CORPUS_SIZE, PROTOCOL_SCOREBOARD, PROTOCOL_CONFIRMATION, PROTOCOL_FIGURE]
 
     def claims_tables(self, published: str, new_findings: str) -> list[str]:
         """The tables the claims ledger reads: every table published.yaml names, and

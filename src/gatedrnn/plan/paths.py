@@ -33,6 +33,9 @@ DATASETS = {
     },
 }
 
+# What the corpus source holds, member by member (the alphabet check's input).
+CORPUS_INVENTORY = f"{CORPUS_STEM}_inventory.json"
+
 LOGS = "results/logs"
 # The regime sweep's table; the claims ledger reads it when the sweep runs.
 REGIME_SENSITIVITY = "results/tables/regime_sensitivity.csv"
@@ -141,6 +144,8 @@ GATE_TARGETS = (
 )
 CLAIMS_TARGETS = ("results/claims.csv", "results/claims.md", "results/claims.html")
 REGIME_SWEEP_FIGURE = "results/figures/regime_sensitivity.png"
+# The protocol questions (issue #17): the alphabet the study's parameter counts imply.
+ALPHABET_CHECK = "results/tables/alphabet_check.csv"
 
 # Each open question's table and figure (open_questions.smk), in report order.
 OPEN_QUESTION_TABLES = {

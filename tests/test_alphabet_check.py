@@ -1,0 +1,269 @@
+"""The alphabet check (issue #17): the vocabulary the study's parameter counts imply
+(gatedrnn.tables.alphabet, gatedrnn.claims.counts), the corpus inventory
+(gatedrnn.io.inventory), and the two rules on the smoke config."""
+
+from __future__ import annotations
+
+import copy
+import fnmatch
+import io
+import json
+import math
+import tarfile
+
+import pandas as pd
+import pytest
+import yaml
+from conftest import DEFAULT_CONFIG, REPO, SMOKE_CONFIG, run_snakemake
+from torch import nn
+
+from gatedrnn.claims import ClaimError, load_claims, parse_claims
+from gatedrnn.claims.counts import published_counts
+from gatedrnn.core.sizes import model_parameters
+from gatedrnn.errors import CorpusError
+from gatedrnn.io.corpus import CorpusSpec, build_corpus
+from gatedrnn.io.inventory import build_inventory, write_inventory
+from gatedrnn.io.synthetic import synthetic_prose
+from gatedrnn.plan import ALPHABET_CHECK, Plan
+from gatedrnn.tables.alphabet import (
+    alphabet_check_table,
+    candidate_rows,
+    configured_row,
+    implied_vocabulary,
+    vocabulary_line,
+)
+
+DEFAULT = yaml.safe_load(DEFAULT_CONFIG.read_text())
+SMOKE = yaml.safe_load(SMOKE_CONFIG.read_text())
+COUNTS_TABLE = "results/tables/gru_vs_lstm.csv"
+RECURRENT = {"lstm": nn.LSTM, "gru": nn.GRU, "rnn": nn.RNN}
+
+
+def torch_parameters(cell: str, width: int, vocab: int, embed_dim: int = 128) -> int:
+    """The model's parameters counted by PyTorch on its own modules (not CharModel)."""
+    modules = [nn.Embedding(vocab, embed_dim), RECURRENT[cell](embed_dim, width), nn.Linear(width, vocab)]
+    return sum(p.numel() for module in modules for p in module.parameters())
+
+
+def study_counts() -> list[dict]:
+    plan = Plan.from_config(DEFAULT)
+    claims = [c.fill(plan.claim_models) for c in load_claims(REPO / "config/published.yaml")]
+    return published_counts(claims, COUNTS_TABLE, "params")
+
+
+# ------------------------------------------------------------------ the published counts
+
+
+def test_the_published_counts_are_the_three_d3_claims():
+    counts = {c["claim"]: c for c in study_counts()}
+    published = {c.id: c.published for c in load_claims(REPO / "config/published.yaml")}
+    assert set(counts) == {f"D3.gru_vs_lstm.{m}.params" for m in ("gru_budget", "gru_w325", "lstm")}
+    for claim, count in counts.items():
+        assert count["published"] == published[claim]
+    budget = counts["D3.gru_vs_lstm.gru_budget.params"]
+    # the study's matched width, not this run's: the A4 claim's published value
+    assert budget["width"] == published["A4.matched_widths.gru_budget.width"]
+    assert budget["width_from"] == "A4.matched_widths.gru_budget.width"
+    assert counts["D3.gru_vs_lstm.lstm.params"]["width"] == DEFAULT["grid"]["reference_width"]
+
+
+@pytest.mark.parametrize("index", [0, 1, 2])
+def test_implied_vocabulary_agrees_with_pytorchs_own_count(index):
+    count = study_counts()[index]
+    cell, width, published = count["cell"], count["width"], count["published"]
+    found = implied_vocabulary(published, cell, width)
+    nearest = found["nearest_vocab"]
+    # PyTorch's count at the nearest integer vocabulary and the next one
+    at_nearest = torch_parameters(cell, width, nearest)
+    per_character = torch_parameters(cell, width, nearest + 1) - at_nearest
+    assert found["nearest_params"] == at_nearest
+    assert found["params_difference"] == published - at_nearest
+    solved = nearest + (published - at_nearest) / per_character
+    assert found["implied_vocab"] == pytest.approx(solved, abs=1e-9)
+    assert abs(found["implied_vocab"] - nearest) <= 0.5
+    assert per_character == 128 + width + 1  # one embedding row, one output column and bias
+
+
+def test_the_vocabulary_line_is_the_closed_form():
+    slope, intercept = vocabulary_line("lstm", 325)
+    for vocab in (1, 84, 101, 5000):
+        assert intercept + slope * vocab == model_parameters("lstm", 325, vocab)
+
+
+def test_our_vocabulary_gives_the_reference_tables_own_counts():
+    """84 characters in the formula give the params column of the reference run's
+    gru_vs_lstm.csv, and the alphabet check's params_at_corpus_vocab."""
+    manifest = json.loads((REPO / "reference/manifest.json").read_text())
+    vocab = manifest["corpus"]["vocab_size"]
+    reference = pd.read_csv(REPO / "reference/tables/gru_vs_lstm.csv").set_index("model")
+    for count in study_counts():
+        row = reference.loc[count["model"]]
+        assert model_parameters(row["cell"], int(row["width"]), vocab) == row["params"]
+        assert torch_parameters(row["cell"], int(row["width"]), vocab) == row["params"]
+
+
+def test_a_count_below_the_recurrent_layer_is_refused():
+    with pytest.raises(ValueError, match="fewer than"):
+        implied_vocabulary(1000, "lstm", 325)
+
+
+def test_a_budget_model_needs_a_published_width():
+    entry = {"id": "x.params", "experiment": "D3", "description": "d", "rule": "within", "published": 10,
+             "table": COUNTS_TABLE, "column": "params", "where": {"model": "gru_budget325"},
+             "tolerance": {"rel": 0.1}}  # fmt: skip
+    with pytest.raises(ClaimError, match="no claim publishes it"):
+        published_counts(parse_claims({"claims": [entry]}), COUNTS_TABLE)
+    width = {**entry, "id": "x.width", "column": "width", "published": 40, "table": "other.csv"}
+    (count,) = published_counts(parse_claims({"claims": [entry, width]}), COUNTS_TABLE)
+    assert (count["cell"], count["width"], count["width_from"]) == ("gru", 40, "x.width")
+    with pytest.raises(ClaimError, match="no claim publishes column"):
+        published_counts(parse_claims({"claims": [width]}), COUNTS_TABLE)
+
+
+# ------------------------------------------------------------------ the inventory
+
+TEXTS = {
+    "pkg-1/texts/b_gut.txt": "Second, Zed.\n",
+    "pkg-1/texts/a_gut.txt": "first\r\nline — ünï",
+    "pkg-1/texts/a_gut_f.txt": "folio ſ",
+    "pkg-1/other/notes.txt": "{notes}",
+}
+BINARY = {
+    "pkg-1/img/logo.png": b"\x89PNG\r\n\x1a\n\xff\x00",
+    "pkg-1/texts/latin1.txt": "café".encode("latin-1"),
+}
+
+
+def make_archive(path) -> None:
+    with tarfile.open(path, "w:gz") as tar:
+        directory = tarfile.TarInfo("pkg-1/texts")
+        directory.type = tarfile.DIRTYPE
+        tar.addfile(directory)
+        for name, data in [*((n, t.encode("utf-8")) for n, t in TEXTS.items()), *BINARY.items()]:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+        link = tarfile.TarInfo("pkg-1/link.txt")
+        link.type, link.linkname = tarfile.SYMTYPE, "texts/b_gut.txt"
+        tar.addfile(link)
+
+
+def file_spec(path, members="*/texts/*_gut.txt") -> CorpusSpec:
+    return CorpusSpec.from_config({"source": "file", "path": str(path), "members": members})
+
+
+def test_inventory_lists_text_members_and_skips_the_rest(tmp_path):
+    make_archive(tmp_path / "a.tar.gz")
+    record = write_inventory(file_spec(tmp_path / "a.tar.gz"), tmp_path / "inventory.json")
+    assert json.loads((tmp_path / "inventory.json").read_text(encoding="utf-8")) == record
+    assert record["archive"] is True
+    assert [m["name"] for m in record["members"]] == sorted(TEXTS)
+    for member in record["members"]:
+        text = TEXTS[member["name"]]
+        assert (member["characters"], member["vocab_size"]) == (len(text), len(set(text)))
+        assert set(member["vocabulary"]) == set(text)
+    skipped = {s["name"]: s["reason"] for s in record["skipped"]}
+    assert set(skipped) == {*BINARY, "pkg-1/link.txt"}
+    assert "not valid UTF-8" in skipped["pkg-1/texts/latin1.txt"] and skipped["pkg-1/link.txt"] == "link"
+
+
+def test_candidate_alphabets_are_those_of_the_joined_texts(tmp_path):
+    make_archive(tmp_path / "a.tar.gz")
+    inventory = build_inventory(file_spec(tmp_path / "a.tar.gz"))
+    candidates = {"modern": "*/texts/*_gut.txt", "both": "*/texts/*_gut*.txt", "one": "*/b_gut.txt",
+                  "every": "*.txt", "texts": "*/texts/*", "none": "*.xml"}  # fmt: skip
+    rows = {row["name"]: row for row in candidate_rows(inventory, candidates, implied=[9.0, 10.0])}
+    for name, pattern in candidates.items():
+        names = sorted(n for n in TEXTS if fnmatch.fnmatchcase(n, pattern))
+        joined = "\n\n".join(TEXTS[n] for n in names)
+        row = rows[name]
+        found = (row["members"], row["characters"], row["vocab_size"])
+        assert found == (len(names), len(joined), len(set(joined)))
+        expected = sum(abs(len(set(joined)) - v) for v in (9.0, 10.0)) / 2 if names else math.nan
+        assert row["distance"] == pytest.approx(expected, nan_ok=True)
+    assert rows["texts"]["skipped_members"] == 1 and rows["modern"]["skipped_members"] == 0
+    assert math.isnan(rows["none"]["distance"]) and not rows["none"]["closest"]
+    best = min(r["distance"] for r in rows.values() if r["members"])
+    assert [r["closest"] for r in rows.values()] == [r["distance"] == best for r in rows.values()]
+    assert sum(r["closest"] for r in rows.values()) >= 1
+
+
+def test_the_configured_row_is_the_corpus_rules_own_corpus(tmp_path):
+    make_archive(tmp_path / "a.tar.gz")
+    spec = file_spec(tmp_path / "a.tar.gz")
+    inventory = build_inventory(spec)
+    text, provenance = build_corpus(spec)
+    row = configured_row(inventory, provenance, spec.members, implied=[float(len(set(text)))])
+    assert (row["characters"], row["vocab_size"], row["distance"]) == (len(text), len(set(text)), 0.0)
+    # an inventory of another source cannot stand for this corpus
+    _, other = build_corpus(file_spec(tmp_path / "a.tar.gz", "*/texts/*_gut*.txt"))
+    with pytest.raises(ValueError, match="rebuild both"):
+        configured_row(inventory, other, spec.members, implied=[])
+
+
+def test_plain_and_synthetic_sources_are_one_member(tmp_path):
+    (tmp_path / "input.txt").write_text("To be, or not.\n", encoding="utf-8")
+    plain = build_inventory(file_spec(tmp_path / "input.txt"))
+    assert [(m["name"], m["characters"]) for m in plain["members"]] == [("input.txt", 15)]
+    assert plain["archive"] is False
+    synthetic = build_inventory(CorpusSpec.from_config(SMOKE["corpus"]))
+    text = synthetic_prose(SMOKE["corpus"]["synthetic_chars"], SMOKE["corpus"]["synthetic_seed"])
+    (member,) = synthetic["members"]
+    assert (member["name"], member["vocab_size"]) == ("synthetic", len(set(text)))
+    (tmp_path / "bad.txt").write_bytes(b"caf\xe9")
+    with pytest.raises(CorpusError, match="not valid UTF-8"):
+        build_inventory(file_spec(tmp_path / "bad.txt"))
+
+
+def test_the_inventory_refuses_what_the_corpus_rule_refuses(tmp_path):
+    make_archive(tmp_path / "a.tar.gz")
+    spec = CorpusSpec.from_config({"source": "file", "path": str(tmp_path / "a.tar.gz"), "sha256": "0" * 64})
+    with pytest.raises(CorpusError, match="checksum mismatch"):
+        build_inventory(spec)
+    with pytest.raises(CorpusError, match="sha256 is required"):
+        build_inventory(CorpusSpec.from_config({"source": "url", "url": "https://example.org/x.txt"}))
+
+
+def test_the_table_has_one_row_per_count_candidate_and_corpus(tmp_path):
+    make_archive(tmp_path / "a.tar.gz")
+    spec = file_spec(tmp_path / "a.tar.gz")
+    _, provenance = build_corpus(spec)
+    counts = study_counts()
+    inventory = build_inventory(spec)
+    table = alphabet_check_table(counts, inventory, {"modern": spec.members}, provenance, spec.members)
+    assert list(table["kind"]) == ["published"] * 3 + ["candidate", "configured"]
+    assert table.loc[table["kind"] == "candidate", "closest"].tolist() == [True]
+    published = table[table["kind"] == "published"]
+    assert (published["params_at_corpus_vocab"] == [
+        model_parameters(c["cell"], c["width"], provenance["vocab_size"]) for c in counts
+    ]).all()  # fmt: skip
+
+
+# ------------------------------------------------------------------ the plan and the rules
+
+
+def test_the_table_is_a_protocol_target_while_enabled():
+    assert Plan.from_config(DEFAULT).targets["protocol"] == [ALPHABET_CHECK]
+    off = copy.deepcopy(DEFAULT)
+    off["protocol"]["enabled"] = False
+    assert Plan.from_config(off).targets["protocol"] == []
+
+
+@pytest.mark.workflow
+def test_the_rules_on_the_smoke_config(tmp_path):
+    run_snakemake(tmp_path, "--cores", "1", ALPHABET_CHECK)
+    table = pd.read_csv(tmp_path / ALPHABET_CHECK)
+    provenance = json.loads((tmp_path / "data/corpus.json").read_text())
+    inventory = json.loads((tmp_path / "data/corpus_inventory.json").read_text(encoding="utf-8"))
+    assert [m["name"] for m in inventory["members"]] == ["synthetic"]
+    assert list(table["kind"]) == ["published"] * 3 + ["candidate", "configured"]
+    candidate = table[table["kind"] == "candidate"].iloc[0]
+    assert candidate["name"] == "all" and bool(candidate["closest"])
+    assert candidate["vocab_size"] == provenance["vocab_size"] == inventory["members"][0]["vocab_size"]
+    # the smoke model's embedding (16) and the study's counts: the same formula, solved
+    published = table[table["kind"] == "published"]
+    for row in published.itertuples():
+        found = implied_vocabulary(row.published_params, row.cell, row.width, SMOKE["train"]["embed_dim"])
+        assert row.implied_vocab == pytest.approx(found["implied_vocab"])
+    # the rules train nothing
+    assert not (tmp_path / "results/models").exists()

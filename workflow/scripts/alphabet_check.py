@@ -1,0 +1,35 @@
+"""Rule alphabet_check (gatedrnn.claims.counts, gatedrnn.tables.alphabet)."""
+
+import json
+
+from gatedrnn.claims import load_claims
+from gatedrnn.claims.counts import published_counts
+from gatedrnn.scripting import run_logged, workflow_file
+from gatedrnn.tables.alphabet import alphabet_check_table
+
+
+def main(log):
+    params = snakemake.params
+    claims = [claim.fill(params.models) for claim in load_claims(workflow_file(snakemake, params.published))]
+    counts = published_counts(claims, params.counts_table, "params")
+    with open(snakemake.input.inventory, encoding="utf-8") as handle:
+        inventory = json.load(handle)
+    with open(snakemake.input.provenance, encoding="utf-8") as handle:
+        provenance = json.load(handle)
+    table = alphabet_check_table(
+        counts,
+        inventory,
+        params.candidates,
+        provenance,
+        params.members,
+        params.embed_dim,
+        params.layers,
+    )
+    for row in table.itertuples():
+        if row.kind == "candidate" and row.members == 0:
+            log(f"WARNING: candidate {row.name} ({row.pattern}) matches no text member of the source")
+    table.to_csv(snakemake.output[0], index=False)
+    log(table.to_string())
+
+
+run_logged(snakemake.log[0], main)
