@@ -511,6 +511,19 @@ CASES = [
         "probe.lines is 6000, but the 6000 validation characters",
     ),
     Case(
+        "a probe line fits in the small corpus's validation split",
+        FITS,
+        {"protocol": {"small_corpus": {"chars": 1000}}},
+        "probe.length is 128, longer than the 100 validation characters (split.train_fraction 0.9) "
+        "of the small corpus",
+    ),
+    Case(
+        "protocol.small_corpus.chars is below a synthetic corpus's length",
+        "protocol: the small corpus is shorter than a synthetic corpus",
+        {"protocol": {"small_corpus": {"chars": 60000}}},
+        "protocol.small_corpus.chars is 60000, not below the synthetic corpus's 60000 characters",
+    ),
+    Case(
         "a probe line fits in the copy task's validation split",
         FITS,
         {"open_questions": {"long_memory": {"chars": 1000}}},

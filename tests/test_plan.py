@@ -41,19 +41,65 @@ def refused(mutate, message, base=DEFAULT):
 # ----------------------------------------------------------------- the default config
 
 
-def test_default_config_trains_98_runs_and_extracts_38_gates():
+def test_default_config_trains_110_runs_and_extracts_50_gates():
     plan = plan_of()
-    assert len(plan.training_runs) == 98
-    assert len(plan.gate_runs) == 38
-    assert len(set(plan.training_runs)) == 98  # each run once
+    assert len(plan.training_runs) == 110
+    assert len(plan.gate_runs) == 50
+    assert len(set(plan.training_runs)) == 110  # each run once
     assert set(plan.gate_runs) <= set(plan.training_runs)
     assert len(plan.sweep_points) == 12
-    assert len(plan.regimes) == len(DEFAULT["regimes"]) + 10  # two points reuse regimes
+    # the corpus-size axis: the sweep's 6 optimizer points at 800 steps on the small corpus
+    assert len(plan.corpus_size_points) == 6
+    assert len(plan.corpus_size_runs) == 12
+    # two sweep points reuse regimes; every small-corpus point is a regime of its own
+    assert len(plan.regimes) == len(DEFAULT["regimes"]) + 10 + 6
 
 
 def test_smoke_config_plan():
     plan = plan_of(base=SMOKE)
-    assert (len(plan.training_runs), len(plan.gate_runs)) == (27, 18)
+    assert (len(plan.training_runs), len(plan.gate_runs)) == (33, 24)
+
+
+def test_corpus_size_axis():
+    plan = plan_of()
+    point = plan.corpus_size_points[0]
+    assert point == {"regime": "adam_lr0.0005_steps800_small", "optimizer": "adam", "lr": 0.0005,
+                     "steps": 800, "dataset": "small_corpus"}  # fmt: skip
+    assert plan.dataset(point["regime"]) == "small_corpus"
+    assert plan.corpus(point["regime"])["corpus"] == "data/small_corpus/corpus.txt"
+    # trains like the sweep's point on the corpus, on another text: never its prefix
+    assert plan.train_config(point["regime"]) == plan.train_config("adam_lr0.0005_steps800")
+    assert plan.prefix_regime(point["regime"]) is None
+    assert plan.targets["protocol"][1:] == [
+        "results/tables/corpus_size.csv",
+        "results/tables/protocol_scoreboard.csv",
+        "results/tables/protocol_confirmation.csv",
+        "results/figures/protocol_scoreboard.png",
+    ]
+    # the scoreboard's best regimes, trained again at every seed of protocol.confirm.seeds
+    runs = plan.confirmation_runs(["sgd_lr0.3_steps3200", "default"])
+    assert [run.seed for run in runs[:3]] == [0, 1, 2]
+    assert {run.regime for run in runs} == {"sgd_lr0.3_steps3200", "default"}
+    assert len(runs) == 2 * 2 * 3
+    with pytest.raises(ValueError, match="not points of either sweep"):
+        plan.confirmation_points(["two_layers"])
+
+
+def test_protocol_switched_off_trains_nothing_of_its_own():
+    def off(config):
+        config["protocol"]["enabled"] = False
+
+    plan = plan_of(off)
+    assert plan.corpus_size_points == () and plan.corpus_size_runs == ()
+    assert plan.targets["protocol"] == []
+    assert len(plan.training_runs) == 98
+
+
+def test_small_corpus_name_taken_is_refused():
+    def clash(config):
+        config["regimes"]["sgd_lr1_steps800_small"] = {"optimizer": "sgd"}
+
+    refused(clash, "already uses")
 
 
 MODEL_OUTPUT = re.compile(r"results/models/([\w.-]+)/(\w+)/model\.pt")
@@ -69,7 +115,7 @@ def test_the_plan_is_what_snakemake_schedules(tmp_path):
     plan = plan_of()
     assert {(m.group(1), m.group(2)) for m in MODEL_OUTPUT.finditer(text)} == names(plan.training_runs)
     counts = job_counts(text)
-    assert counts["train"] == len(plan.training_runs) == 98
+    assert counts["train"] == len(plan.training_runs) == 110
     assert counts["gates"] == len(plan.gate_runs)
     for targets in plan.targets.values():
         for target in targets:
@@ -173,11 +219,13 @@ def test_regime_sweep_reuses_configured_regimes_and_names_the_others():
 def test_switching_the_regime_sweep_off():
     on, off = plan_of(), plan_of(lambda c: c["regime_sweep"].update(enabled=False))
     assert off.sweep_points == () and off.regime_sweep_runs == ()
-    assert list(off.regimes) == list(DEFAULT["regimes"])
+    # the small corpus's points (protocol's switch) stay: the sweep's optimizer points
+    small = [point["regime"] for point in off.corpus_size_points]
+    assert list(off.regimes) == list(DEFAULT["regimes"]) + small
     assert off.targets["regime_sweep"] == []
     gone = names(on.training_runs) - names(off.training_runs)
-    assert {regime for regime, _ in gone} == set(on.regimes) - set(DEFAULT["regimes"])
-    assert len(off.training_runs) == 78 and len(off.gate_runs) == 38 - 20
+    assert {regime for regime, _ in gone} == set(on.regimes) - set(DEFAULT["regimes"]) - set(small)
+    assert len(off.training_runs) == 78 + 12 and len(off.gate_runs) == 50 - 20
 
 
 @pytest.mark.parametrize(

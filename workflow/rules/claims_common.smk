@@ -11,3 +11,6 @@ PUBLISHED_CLAIMS = "config/published.yaml"
 NEW_FINDINGS_CLAIMS = "config/new_findings.yaml"
 PUBLISHED = os.path.join(workflow.basedir, PUBLISHED_CLAIMS)
 NEW_FINDINGS = os.path.join(workflow.basedir, NEW_FINDINGS_CLAIMS)
+# The tables of the claims with an `across_regimes` view: a regime is judged by the band
+# of the claim itself (its seeds' spread), so the scoreboard of regimes reads them too.
+REGIME_VIEW_TABLES = regime_view_tables(PUBLISHED)

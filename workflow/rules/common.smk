@@ -19,6 +19,7 @@ os.environ.update(
 )
 
 from gatedrnn.code_version import code_version as _code_version
+from gatedrnn.plan.published import regime_view_tables
 
 from gatedrnn.plan import (
     ALPHABET_CHECK,
@@ -26,8 +27,12 @@ from gatedrnn.plan import (
     CORPUS,
     CORPUS_INVENTORY,
     CORPUS_PROVENANCE,
+    CORPUS_SIZE,
     CORPUS_STEM,
     DATASETS,
+    PROTOCOL_CONFIRMATION,
+    PROTOCOL_FIGURE,
+    PROTOCOL_SCOREBOARD,
     REGIME_SENSITIVITY,
     Plan,
     Run,
@@ -121,6 +126,21 @@ def code_version(script, data=()):
 def log_for(name):
     """A rule's log (or one job's): results/logs/<name>.log."""
     return log_file(name)
+
+
+def confirmation_runs(wildcards):
+    """What protocol_confirmation trains: the sweep models of the scoreboard's best
+    regimes at every seed of protocol.confirm.seeds (known once the checkpoint
+    protocol_scoreboard has run)."""
+    # imported here, not when the DAG is planned: only a run past the checkpoint needs it
+    import pandas as pd
+
+    from gatedrnn.claims.scoreboard import best_regimes
+
+    table = pd.read_csv(checkpoints.protocol_scoreboard.get().output.table)
+    return PLAN.confirmation_runs(
+        best_regimes(table, config["protocol"]["confirm"]["regimes"])
+    )
 
 
 wildcard_constraints:

@@ -6,9 +6,6 @@
 # more seeds and scored again. The scoreboard is a checkpoint: which regimes the
 # confirmation trains is known only once it exists (a dry run stops there).
 
-from gatedrnn.plan import CORPUS_SIZE, PROTOCOL_CONFIRMATION, PROTOCOL_FIGURE, PROTOCOL_SCOREBOARD
-from gatedrnn.plan.published import regime_view_tables
-
 
 rule small_corpus:
     """The corpus-size axis's text: the corpus's first protocol.small_corpus.chars
@@ -44,10 +41,6 @@ use rule regime_sensitivity as corpus_size with:
         points=list(PLAN.corpus_size_points),
 
 
-# The claims' own tables: a regime is judged by the band of the claim itself (its seeds' spread).
-REGIME_VIEW_TABLES = regime_view_tables(PUBLISHED)
-
-
 checkpoint protocol_scoreboard:
     """Every regime of both sweeps judged on the study's trained claims, best first."""
     input:
@@ -67,24 +60,16 @@ checkpoint protocol_scoreboard:
         "../scripts/protocol_scoreboard.py"
 
 
-def confirmation_runs(wildcards):
-    """The confirmation's runs: the sweep models of the scoreboard's best regimes at
-    every seed of protocol.confirm.seeds (known once the scoreboard exists)."""
-    # imported here, not when the DAG is planned: only a run past the checkpoint needs it
-    import pandas as pd
-
-    from gatedrnn.claims.scoreboard import best_regimes
-
-    table = pd.read_csv(checkpoints.protocol_scoreboard.get().output.table)
-    return PLAN.confirmation_runs(best_regimes(table, config["protocol"]["confirm"]["regimes"]))
-
-
 rule protocol_confirmation:
     """The scoreboard's best regimes at protocol.confirm.seeds, scored again."""
     input:
         scoreboard=PROTOCOL_SCOREBOARD,
-        summaries=lambda wildcards: run_files(confirmation_runs(wildcards), "summary.json"),
-        histories=lambda wildcards: run_files(confirmation_runs(wildcards), "history.csv"),
+        summaries=lambda wildcards: run_files(
+            confirmation_runs(wildcards), "summary.json"
+        ),
+        histories=lambda wildcards: run_files(
+            confirmation_runs(wildcards), "history.csv"
+        ),
         gates=lambda wildcards: run_files(confirmation_runs(wildcards), "gates"),
         tables=REGIME_VIEW_TABLES,
     output:

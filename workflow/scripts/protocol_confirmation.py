@@ -37,7 +37,9 @@ def main(log):
     regimes = regime_frame(regime_sensitivity_table([points[r] for r in best], runs))
     regimes.to_csv(snakemake.output.regimes, index=False)
     claims = load_claims(workflow_file(snakemake, snakemake.params.published))
-    verdicts = regime_verdicts(claims, read_tables(snakemake.input.tables), dict(snakemake.params.models), regimes)
+    verdicts = regime_verdicts(
+        claims, read_tables(snakemake.input.tables), dict(snakemake.params.models), regimes
+    )
     table = scoreboard(verdicts, regimes)
     table.to_csv(snakemake.output.table, index=False)
     log(f"the {len(best)} best regimes of the scoreboard, seeds {snakemake.params.seeds}: {best}")

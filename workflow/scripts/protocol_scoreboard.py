@@ -11,7 +11,9 @@ from gatedrnn.scripting import run_logged, workflow_file
 def main(log):
     claims = load_claims(workflow_file(snakemake, snakemake.params.published))
     regimes = regime_frame(*(pd.read_csv(path) for path in snakemake.input.regimes))
-    verdicts = regime_verdicts(claims, read_tables(snakemake.input.tables), dict(snakemake.params.models), regimes)
+    verdicts = regime_verdicts(
+        claims, read_tables(snakemake.input.tables), dict(snakemake.params.models), regimes
+    )
     table = scoreboard(verdicts, regimes)
     table.to_csv(snakemake.output.table, index=False)
     log(table.to_string(index=False))

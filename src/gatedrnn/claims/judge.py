@@ -173,7 +173,9 @@ def judge_across_regimes(
     the regime lacks the row, e.g. a cell that did not run). A ``within`` view is
     judged by the band of the claim itself, read from ``tables`` (one regime has one
     seed: its own spread would be none)."""
-    return {regime: found.verdict for regime, found in regime_judgements(claim, table, regimes, tables).items()}
+    return {
+        regime: found.verdict for regime, found in regime_judgements(claim, table, regimes, tables).items()
+    }
 
 
 @dataclass(frozen=True)

@@ -256,7 +256,9 @@ class Plan:
             return ()
         seeds = self.config["protocol"]["small_corpus"]["seeds"]
         return tuple(
-            run for point in self.corpus_size_points for run in self.runs(self.sweep_models, point["regime"], seeds)
+            run
+            for point in self.corpus_size_points
+            for run in self.runs(self.sweep_models, point["regime"], seeds)
         )
 
     def corpus_size_files(self, name: str) -> list[str]:

@@ -107,7 +107,13 @@ def corpus_size_points(config: Mapping) -> list[dict]:
                         "rename that regime"
                     )
                 points.append(
-                    {"regime": name, "optimizer": optimizer, "lr": lr, "steps": steps, "dataset": SMALL_CORPUS}
+                    {
+                        "regime": name,
+                        "optimizer": optimizer,
+                        "lr": lr,
+                        "steps": steps,
+                        "dataset": SMALL_CORPUS,
+                    }
                 )
     return points
 

@@ -1,0 +1,187 @@
+"""Which protocol reproduces the study: the small corpus (gatedrnn.io.variants), the
+scoreboard of regimes (gatedrnn.claims.scoreboard) and its confirmation.
+
+The scoreboard's counts are checked against the claims ledger's own per-regime
+verdicts on the same tables (the ``regimes`` column of a ledger built with both
+regime tables), its distance against the band arithmetic written out by hand."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from gatedrnn.claims import build_ledger, claim_tables, load_claims, read_tables
+from gatedrnn.claims.bands import Band
+from gatedrnn.claims.judge import RegimeJudgement
+from gatedrnn.claims.ledger import regime_labels
+from gatedrnn.claims.scoreboard import (
+    SCOREBOARD_COLUMNS,
+    best_regimes,
+    regime_frame,
+    regime_verdicts,
+    scoreboard,
+)
+from gatedrnn.errors import CorpusError
+from gatedrnn.io.variants import corpus_prefix, write_prefix_corpus
+from gatedrnn.plan import CORPUS_SIZE, PROTOCOL_CONFIRMATION, PROTOCOL_SCOREBOARD, REGIME_SENSITIVITY, Plan
+
+REPO = Path(__file__).resolve().parents[1]
+PUBLISHED = REPO / "config" / "published.yaml"
+SMOKE = yaml.safe_load((REPO / "config" / "smoke.yaml").read_text())
+
+# --------------------------------------------------------------------- the small corpus
+
+
+def test_corpus_prefix_cuts_back_to_a_line_end():
+    text = "ab\ncd\nef\n"
+    assert corpus_prefix(text, 5) == "ab\n"
+    assert corpus_prefix(text, 6) == "ab\ncd\n"
+    assert corpus_prefix("abcdef", 3) == "abc"  # no newline: the characters as asked
+
+
+@pytest.mark.parametrize("chars", [0, 9, 10])
+def test_corpus_prefix_refuses_a_size_it_cannot_cut(chars):
+    with pytest.raises(CorpusError, match="protocol.small_corpus.chars"):
+        corpus_prefix("ab\ncd\nef\n", chars)
+
+
+def test_write_prefix_corpus_records_what_it_cut_from(tmp_path):
+    text = "".join(f"line {i} of the play\n" for i in range(100))
+    (tmp_path / "corpus.txt").write_text(text)
+    (tmp_path / "corpus.json").write_text(json.dumps({"source": "synthetic", "corpus_sha256": "abc"}))
+    out, record = tmp_path / "small.txt", tmp_path / "small.json"
+    provenance = write_prefix_corpus(tmp_path / "corpus.txt", tmp_path / "corpus.json", 500, out, record)
+    small = out.read_text()
+    assert text.startswith(small) and small.endswith("\n") and len(small) <= 500
+    assert provenance == json.loads(record.read_text())
+    assert provenance["characters"] == len(small)
+    assert provenance["vocab_size"] == len(set(small))
+    assert provenance["parent_characters"] == len(text)
+    with pytest.raises(CorpusError):
+        write_prefix_corpus(tmp_path / "corpus.txt", tmp_path / "corpus.json", 10**6, out, record)
+    assert not out.exists() and not record.exists()  # nothing half-written
+
+
+# ---------------------------------------------------------------------- the arithmetic
+
+
+def test_band_distance_on_the_logit_scale():
+    found = RegimeJudgement("differs", 0.6, Band(0.0, 1.0, "logit", 0.1))
+    assert found.band_distance(0.5) == pytest.approx(math.log(0.6 / 0.4) / 0.1, rel=1e-12)
+    assert math.isnan(RegimeJudgement("holds").band_distance(0.5))  # a finding: no distance
+    assert math.isnan(RegimeJudgement("within", 0.3, Band(0.0, 1.0)).band_distance(0.5))  # a range
+
+
+def test_scoreboard_ranks_by_agreements_then_distance():
+    verdicts = pd.DataFrame(
+        [
+            # regime a: one value reproduced (distance 0.5), one finding fails
+            ("v1", "value", "gates", "a", "within", 0.1, 0.5),
+            ("f1", "finding", "loss", "a", "fails", math.nan, math.nan),
+            # regime b: the same agreements, nearer (distance 0.2 and 3)
+            ("v1", "value", "gates", "b", "within", 0.1, 0.2),
+            ("f1", "finding", "loss", "b", "fails", math.nan, math.nan),
+            ("v2", "value", "loss", "b", "differs", 2.0, 3.0),
+            # regime c: two agreements
+            ("v1", "value", "gates", "c", "within", 0.1, 0.9),
+            ("f1", "finding", "loss", "c", "holds", math.nan, math.nan),
+        ],
+        columns=["id", "kind", "family", "regime", "verdict", "value", "band_distance"],
+    )
+    regimes = pd.DataFrame(
+        {
+            "regime": list("abc"),
+            "dataset": "default",
+            "optimizer": "sgd",
+            "lr": [0.1, 0.3, 1.0],
+            "steps": 800,
+            "seeds": 1,
+        }  # fmt: skip
+    )
+    table = scoreboard(verdicts, regimes)
+    assert list(table.columns) == SCOREBOARD_COLUMNS
+    assert list(table["regime"]) == ["c", "a", "b"]  # b's RMS sqrt((0.04 + 9) / 2) > a's 0.5
+    assert table.loc[table["regime"] == "b", "band_distance"].item() == pytest.approx(
+        math.sqrt((0.2**2 + 9) / 2)
+    )
+    assert list(table["best"]) == [True, False, False]
+    assert best_regimes(table, 2) == ["c", "a"]
+    b = table[table["regime"] == "b"].iloc[0]
+    assert (b["values_reproduced"], b["values_differ"], b["findings_fail"], b["agreements"]) == (1, 1, 1, 1)
+    assert (b["loss_values"], b["loss_values_reproduced"], b["reproduces_loss"]) == (1, 0, False)
+    assert (b["gate_values"], b["reproduces_gates"]) == (1, True)
+
+
+# ------------------------------------------------------------- on the smoke run's tables
+
+
+def ledger_tallies(ledger: pd.DataFrame, label: str) -> dict[str, int]:
+    """The scoreboard's counts for one regime, read from the ledger's ``regimes`` text
+    (``holds under a, b; differs under c``)."""
+    tallies = dict.fromkeys(["values_reproduced", "findings_hold", "values_differ", "findings_fail"], 0)
+    for kind, text in zip(ledger["kind"], ledger["regimes"].fillna(""), strict=True):
+        for group in filter(None, text.split("; ")):
+            verdict, _, names = group.partition(" under ")
+            if label not in names.split(", "):
+                continue
+            key = {
+                ("value", "holds"): "values_reproduced",
+                ("finding", "holds"): "findings_hold",
+                ("value", "differs"): "values_differ",
+                ("finding", "fails"): "findings_fail",
+            }.get((kind, verdict))
+            if key is not None:
+                tallies[key] += 1
+    return tallies
+
+
+@pytest.fixture(scope="module")
+def smoke_boards(smoke_run):
+    claims = load_claims(PUBLISHED)
+    regimes = regime_frame(pd.read_csv(smoke_run / REGIME_SENSITIVITY), pd.read_csv(smoke_run / CORPUS_SIZE))
+    tables = read_tables(claim_tables(claims), base=smoke_run)
+    names = Plan.from_config(SMOKE).claim_models
+    return claims, regimes, tables, names
+
+
+def test_scoreboard_counts_are_the_ledgers_verdicts(smoke_run, smoke_boards):
+    claims, regimes, tables, names = smoke_boards
+    written = pd.read_csv(smoke_run / PROTOCOL_SCOREBOARD)
+    # the rule wrote what the code gives on these tables
+    again = scoreboard(regime_verdicts(claims, tables, names, regimes), regimes)
+    pd.testing.assert_frame_equal(written, again, check_dtype=False)
+    ledger = build_ledger(claims, tables, names, regimes)
+    labels = regime_labels(regimes)
+    assert set(written["regime"]) == set(regimes["regime"])
+    assert (written["dataset"] == "small_corpus").sum() == len(Plan.from_config(SMOKE).corpus_size_points)
+    for row in written.to_dict("records"):
+        expected = ledger_tallies(ledger, labels[row["regime"]])
+        assert {key: row[key] for key in expected} == expected, row["regime"]
+    assert written["best"].sum() == 1 and written.loc[0, "rank"] == 1
+
+
+def test_confirmation_trains_the_best_regimes_at_every_seed(smoke_run):
+    board = pd.read_csv(smoke_run / PROTOCOL_SCOREBOARD)
+    confirmation = pd.read_csv(smoke_run / PROTOCOL_CONFIRMATION)
+    best = best_regimes(board, SMOKE["protocol"]["confirm"]["regimes"])
+    assert set(confirmation["regime"]) == set(best)
+    assert set(confirmation["seeds"]) == {len(SMOKE["protocol"]["confirm"]["seeds"])}
+    for regime in best:
+        for seed in SMOKE["protocol"]["confirm"]["seeds"]:
+            assert list((smoke_run / "results/models" / regime).glob(f"*_s{seed}/summary.json"))
+
+
+def test_the_small_corpus_is_the_corpus_head(smoke_run):
+    corpus = (smoke_run / "data/corpus.txt").read_text()
+    small = (smoke_run / "data/small_corpus/corpus.txt").read_text()
+    assert corpus.startswith(small) and len(small) <= SMOKE["protocol"]["small_corpus"]["chars"]
+    summary = json.loads(
+        next((smoke_run / "results/models").glob("*_small/lstm_*_s0/summary.json")).read_text()
+    )
+    provenance = json.loads((smoke_run / "data/small_corpus/corpus.json").read_text())
+    assert summary["corpus_sha256"] == provenance["corpus_sha256"]
