@@ -28,6 +28,7 @@ PAGES = [
     "docs/open-questions.md",
     "docs/regime-sweep.md",
     "docs/claims-language.md",
+    "docs/forget-bias-check.md",
     "docs/results.md",
     "reference/README.md",
 ]

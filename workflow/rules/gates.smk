@@ -1,7 +1,7 @@
 # Gate extraction and every gate analysis of the study: C1-C5, D1, D2, D5, D6,
-# E1 and the forget-bias sweep E3. Statistics are per seed (a `seed` column);
-# the study's one model is seed 0. Protocols: gatedrnn.analysis.stats and
-# gatedrnn.tables.gates.
+# E1 and the forget-bias sweep E3 (and its independent check, issue #17). Statistics
+# are per seed (a `seed` column); the study's one model is seed 0. Protocols:
+# gatedrnn.analysis.stats and gatedrnn.tables.gates.
 
 
 rule gates:
@@ -203,6 +203,32 @@ use rule lstm_cell_decay as forget_bias_sweep with:
         code=code_version("perturbation_table.py"),
         table="forget_bias_sweep",
         forget_biases=PLAN.forget_biases,
+
+
+rule forget_bias_memory_check:
+    """Issue #17: E3's state half-life recomputed by an independent float64 implementation,
+    with the cell-state, Jacobian and gradient views of reach and the trained gates."""
+    input:
+        models=PLAN.sweep_files("model.pt"),
+        summaries=PLAN.sweep_files("summary.json"),
+        corpus=CORPUS,
+        provenance=CORPUS_PROVENANCE,
+    output:
+        reported(
+            "results/tables/forget_bias_memory_check.csv", "E", "E3 forget-bias sweep"
+        ),
+    log:
+        log_for("forget_bias_memory_check"),
+    conda:
+        ENV
+    params:
+        code=code_version("forget_bias_memory_check.py"),
+        forget_biases=PLAN.forget_biases,
+        train_fraction=config["split"]["train_fraction"],
+        lines=config["probe"]["lines"],
+        length=config["probe"]["length"],
+    script:
+        "../scripts/forget_bias_memory_check.py"
 
 
 rule lstm_cell_decay_figure:

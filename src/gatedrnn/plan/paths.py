@@ -137,6 +137,7 @@ GATE_TARGETS = (
     "results/tables/unit_gate_means.csv",
     "results/tables/hidden_perturbation_decay.csv",
     "results/tables/forget_bias_sweep.csv",
+    "results/tables/forget_bias_memory_check.csv",
     "results/figures/lstm_cell_decay.png",
     "results/figures/gru_vs_lstm_gates.png",
     "results/figures/hidden_perturbation_decay.png",
