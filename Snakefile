@@ -59,6 +59,8 @@ rule stage_questions:
 rule stage_protocol:
     input:
         PLAN.targets["protocol"],
+        # E3's forget-bias inversion checked independently (a study table, made later)
+        "results/tables/forget_bias_memory_check.csv",
 
 
 # On a cluster only training and gate extraction go to the scheduler: every other

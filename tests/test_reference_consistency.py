@@ -9,7 +9,8 @@ import json
 import pytest
 from conftest import REPO
 
-from gatedrnn.reference import load_config, reference_ledger
+from gatedrnn.reference import load_config, reference_ledger, reference_scoreboard
+from gatedrnn.report.protocol_page import PROTOCOL_BEGIN, PROTOCOL_END, render_protocol_section
 from gatedrnn.report.results_page import (
     README_BEGIN,
     README_END,
@@ -23,13 +24,34 @@ MANIFEST = REFERENCE / "manifest.json"
 
 def test_the_results_page_is_rendered_from_the_reference():
     page = (REPO / "docs/results.md").read_text()
-    assert page == render_results_page(REFERENCE), "run `python -m gatedrnn.reference pages`"
+    assert page == render_results_page(REFERENCE, REPO), "run `python -m gatedrnn.reference pages`"
 
 
 def test_the_readme_summary_is_rendered_from_the_reference():
     readme = (REPO / "README.md").read_text()
     block = README_BEGIN + readme.split(README_BEGIN, 1)[1].split(README_END, 1)[0] + README_END
     assert block == render_readme_summary(REFERENCE), "run `python -m gatedrnn.reference pages`"
+
+
+def test_the_readme_protocol_section_is_rendered_from_the_reference():
+    readme = (REPO / "README.md").read_text()
+    block = readme.split(PROTOCOL_BEGIN, 1)[1].split(PROTOCOL_END, 1)[0]
+    assert block == "\n" + render_protocol_section(REFERENCE, REPO), (
+        "run `python -m gatedrnn.reference pages`"
+    )
+
+
+@pytest.mark.skipif(
+    not (REFERENCE / "tables/protocol_scoreboard.csv").exists(), reason="the reference has no scoreboard yet"
+)
+def test_the_committed_scoreboard_is_what_the_scoreboard_code_gives_on_the_committed_tables():
+    import pandas as pd
+
+    config = load_config([str(REPO / "config/config.yaml")])
+    board = reference_scoreboard(REFERENCE, config, REPO)
+    assert board is not None, "reference/tables/protocol_scoreboard.csv exists but a table it reads does not"
+    committed = pd.read_csv(REFERENCE / "tables/protocol_scoreboard.csv")
+    pd.testing.assert_frame_equal(committed, board, check_dtype=False)
 
 
 @pytest.mark.skipif(not (REFERENCE / "claims.csv").exists(), reason="the reference has no ledger yet")

@@ -185,3 +185,19 @@ def test_the_small_corpus_is_the_corpus_head(smoke_run):
     )
     provenance = json.loads((smoke_run / "data/small_corpus/corpus.json").read_text())
     assert summary["corpus_sha256"] == provenance["corpus_sha256"]
+
+
+def test_the_protocol_section_renders_from_a_run_s_tables(smoke_run, tmp_path):
+    from gatedrnn.report.protocol_page import render_protocol_section
+
+    tables = tmp_path / "reference" / "tables"
+    tables.mkdir(parents=True)
+    for name in ("protocol_scoreboard.csv", "protocol_confirmation.csv", "corpus_size.csv",
+                 "regime_sensitivity.csv", "alphabet_check.csv", "forget_bias_memory_check.csv"):  # fmt: skip
+        (tables / name).write_bytes((smoke_run / "results/tables" / name).read_bytes())
+    section = render_protocol_section(tmp_path / "reference", REPO)
+    assert "not in the reference run yet" not in section
+    board = pd.read_csv(tables / "protocol_scoreboard.csv")
+    best = board.sort_values("rank").iloc[0]
+    assert f"{best['optimizer']} {float(best['lr']):g} x {int(best['steps'])}" in section
+    assert section.count("\n| 1 |") == 1  # the top five's first row

@@ -4,6 +4,7 @@ with a manifest that says how, where and from what they were made.
     python -m gatedrnn.reference collect --stage study     # after `snakemake --cores 2 stage_study`
     python -m gatedrnn.reference ledger                    # claims.{csv,md,html} from reference/tables
     python -m gatedrnn.reference pages                     # docs/results.md and the README's summary
+    python -m gatedrnn.reference scoreboard                # check reference/'s scoreboard against its tables
 
 ``collect`` copies every table (CSV), every figure (PNG), the claims ledger and
 ``open_questions.md`` that the run has, and records in ``reference/manifest.json``:
@@ -158,6 +159,30 @@ def reference_ledger(reference: Path, config: dict, workflow: Path):
     return build_ledger(claims, tables, plan.claim_models, regime_table)
 
 
+def reference_scoreboard(reference: Path, config: dict, workflow: Path):
+    """The scoreboard of regimes of ``reference/``'s tables: the regime tables and the
+    claims' own tables, judged by :mod:`gatedrnn.claims.scoreboard` exactly as the
+    ``protocol_scoreboard`` checkpoint does. None while a table is missing."""
+    import pandas as pd
+
+    from gatedrnn.claims import load_claims
+    from gatedrnn.claims.scoreboard import regime_frame, regime_verdicts, scoreboard
+    from gatedrnn.plan import CORPUS_SIZE, REGIME_SENSITIVITY, Plan
+    from gatedrnn.plan.published import regime_view_tables
+
+    plan = Plan.from_config(config)
+    published = workflow / "config/published.yaml"
+    regime_paths = ([REGIME_SENSITIVITY] if plan.sweep_points else []) + [CORPUS_SIZE]
+    needed = regime_view_tables(str(published))
+    located = {path: reference / "tables" / Path(path).name for path in [*needed, *regime_paths]}
+    if not all(p.exists() for p in located.values()):
+        return None
+    regimes = regime_frame(*(pd.read_csv(located[path]) for path in regime_paths))
+    tables = {path: pd.read_csv(located[path]) for path in needed}
+    verdicts = regime_verdicts(load_claims(published), tables, plan.claim_models, regimes)
+    return scoreboard(verdicts, regimes)
+
+
 def write_ledger(ledger, out: Path) -> None:
     from gatedrnn.claims import render_html, render_markdown
 
@@ -191,6 +216,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     s.add_argument("--reference", default=str(REFERENCE))
     s.add_argument("--configfile", nargs="+", default=["config/config.yaml"])
+    b = sub.add_parser(
+        "scoreboard", help="the scoreboard of regimes from reference/'s tables, against its own"
+    )
+    b.add_argument("--reference", default=str(REFERENCE))
+    b.add_argument("--configfile", nargs="+", default=["config/config.yaml"])
     g = sub.add_parser("pages", help="render docs/results.md and the README's summary from reference/")
     g.add_argument("--reference", default=str(REFERENCE))
     g.add_argument("--page", default="docs/results.md")
@@ -206,6 +236,26 @@ def main(argv: list[str] | None = None) -> int:
 
         print(summary_line(ledger))
         return 0
+    if args.command == "scoreboard":
+        board = reference_scoreboard(Path(args.reference), load_config(args.configfile), Path.cwd())
+        if board is None:
+            print(
+                "the reference lacks tables the scoreboard reads: collect stage protocol first",
+                file=sys.stderr,
+            )
+            return 1
+        print(board.to_string(index=False))
+        committed = Path(args.reference) / "tables" / "protocol_scoreboard.csv"
+        if committed.exists():
+            import pandas as pd
+
+            same = pd.read_csv(committed).equals(board.astype(pd.read_csv(committed).dtypes.to_dict()))
+            print(
+                "the committed scoreboard is "
+                + ("what these tables give" if same else "NOT what these tables give")
+            )
+            return 0 if same else 1
+        return 0
     if args.command == "pages":
         from gatedrnn.report.results_page import (
             render_readme_summary,
@@ -213,9 +263,13 @@ def main(argv: list[str] | None = None) -> int:
             replace_readme_summary,
         )
 
+        from gatedrnn.report.protocol_page import render_protocol_section, replace_protocol_section
+
         Path(args.page).write_text(render_results_page(args.reference))
         readme = Path(args.readme)
-        readme.write_text(replace_readme_summary(readme.read_text(), render_readme_summary(args.reference)))
+        text = replace_readme_summary(readme.read_text(), render_readme_summary(args.reference))
+        text = replace_protocol_section(text, render_protocol_section(args.reference, Path.cwd()))
+        readme.write_text(text)
         print(f"wrote {args.page} and the summary in {args.readme}")
         return 0
     if args.command == "collect":

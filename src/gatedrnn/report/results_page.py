@@ -70,6 +70,7 @@ STAGES = {
     "study": "the study's own experiments (grid, forget-bias sweep, closed forms)",
     "regimes": "the regime sweep",
     "questions": "the open questions",
+    "protocol": "which protocol reproduces the study",
 }
 
 
@@ -131,8 +132,10 @@ def ledger_counts(reference: Path) -> list[str]:
     return [markdown_table(table)]
 
 
-def render_results_page(reference: str | Path) -> str:
-    reference = Path(reference)
+def render_results_page(reference: str | Path, workflow: str | Path = ".") -> str:
+    """docs/results.md; ``workflow``: the checkout whose config/published.yaml names
+    the published values the protocol section sets beside the reference's."""
+    reference, workflow = Path(reference), Path(workflow)
     manifest = _manifest(reference)
     out = [GENERATED, "", "# Results of the reference run", "",
            "Every number on this page is a cell of a table under `reference/tables/`, the committed "
@@ -149,6 +152,10 @@ def render_results_page(reference: str | Path) -> str:
             continue
         if stage == "questions" and (reference / "open_questions.md").exists():
             out.append((reference / "open_questions.md").read_text().strip())
+        if stage == "protocol":
+            from gatedrnn.report.protocol_page import render_protocol_section
+
+            out.append(render_protocol_section(reference, workflow).strip())
         for section in (s for s in SECTIONS if s.stage == stage):
             path = reference / "tables" / section.table
             if not path.exists():

@@ -1,0 +1,218 @@
+"""The README's section "Which protocol reproduces the study" (and the same on
+docs/results.md), rendered from the committed reference run's tables alone: the
+scoreboard of regimes, the small corpus, the alphabet the study's parameter counts
+imply, and the check of E3's forget-bias inversion. Each part is written once its
+table is in ``reference/tables/``; every number is a cell of it (or the published
+value of a claim in ``config/published.yaml``), never typed.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from gatedrnn.claims import load_claims
+from gatedrnn.report.results_page import fmt, markdown_table
+
+PROTOCOL_BEGIN = "<!-- BEGIN protocol section (python -m gatedrnn.reference pages) -->"
+PROTOCOL_END = "<!-- END protocol section -->"
+TO_COME = "not in the reference run yet (`snakemake --cores 2 stage_protocol`, then collect)"
+
+# The published values the small corpus is set against (claim ids of config/published.yaml).
+FORGET_MEAN = "C2.lstm_gates.forget.mean"
+GRU_LOSS, LSTM_LOSS = "D3.gru_vs_lstm.gru_budget.median", "D3.gru_vs_lstm.lstm.median"
+
+
+def regime_label(row) -> str:
+    label = f"{row['optimizer']} {float(row['lr']):g} x {int(row['steps'])}"
+    return label + (", small corpus" if row.get("dataset", "default") != "default" else "")
+
+
+def _table(reference: Path, name: str) -> pd.DataFrame | None:
+    path = reference / "tables" / name
+    return pd.read_csv(path) if path.exists() else None
+
+
+def published_values(workflow: Path) -> dict[str, float]:
+    claims = load_claims(workflow / "config" / "published.yaml")
+    return {c.id: float(c.published) for c in claims if c.id in (FORGET_MEAN, GRU_LOSS, LSTM_LOSS)}
+
+
+def scoreboard_part(reference: Path) -> list[str]:
+    board = _table(reference, "protocol_scoreboard.csv")
+    if board is None:
+        return [f"The scoreboard of regimes is {TO_COME}."]
+    board = board.sort_values("rank")
+    best = board.iloc[0]
+    top = board.head(5).assign(regime=[regime_label(r) for r in board.head(5).to_dict("records")])
+    columns = ["rank", "regime", "agreements", "claims_judged", "values_reproduced", "findings_hold",
+               "values_differ", "findings_fail", "band_distance"]  # fmt: skip
+    lines = [
+        f"Every regime of the regime sweep and of the small corpus ({len(board)} in all) judged on the "
+        f"study's {int(best['claims_judged'])} trained claims that have a regime view, as the ledger judges "
+        f"them (`reference/tables/protocol_scoreboard.csv`). The best-matching regime is "
+        f"**{regime_label(best)}**: {int(best['agreements'])} agree (values reproduced and findings "
+        f"holding), band distance {fmt(best['band_distance'])} (1 is a band's edge). The top five:",
+        "",
+        markdown_table(top[columns]),
+        "",
+    ]
+    both = board[board["reproduces_loss"].astype(bool) & board["reproduces_gates"].astype(bool)]
+    if both.empty:
+        loss = int(board["reproduces_loss"].astype(bool).sum())
+        gates = int(board["reproduces_gates"].astype(bool).sum())
+        lines.append(
+            f"**No regime reproduces both the loss table and the gate statistics**: {loss} of {len(board)} "
+            f"reproduce every loss value, {gates} every gate value."
+        )
+    else:
+        names = ", ".join(regime_label(r) for r in both.to_dict("records"))
+        lines.append(f"Regimes that reproduce both the loss table and the gate statistics: {names}.")
+    confirmation = _table(reference, "protocol_confirmation.csv")
+    if confirmation is None:
+        lines += ["", f"The best regimes over more seeds are {TO_COME}."]
+    else:
+        rows = "; ".join(
+            f"{regime_label(r)}: {int(r['agreements'])} agree, band distance {fmt(r['band_distance'])}"
+            for r in confirmation.sort_values("rank").to_dict("records")
+        )
+        seeds = int(confirmation["seeds"].min())
+        lines += [
+            "",
+            f"Trained again at {seeds} seeds (`reference/tables/protocol_confirmation.csv`): {rows}.",
+        ]
+    return lines
+
+
+def corpus_size_part(reference: Path, published: dict[str, float]) -> list[str]:
+    small = _table(reference, "corpus_size.csv")
+    if small is None:
+        return [f"The small corpus's runs are {TO_COME}."]
+    full = _table(reference, "regime_sensitivity.csv")
+    rows = []
+    for row in small.to_dict("records"):
+        match = None
+        if full is not None:
+            same = full[(full["cell"] == row["cell"]) & (full["optimizer"] == row["optimizer"])
+                        & (full["lr"] == row["lr"]) & (full["steps"] == row["steps"])]  # fmt: skip
+            match = same.iloc[0] if len(same) else None
+        rows.append({
+            "regime": regime_label(row), "cell": row["cell"], "best_step": row["best_step"], "steps": row["steps"],
+            "best_val_loss": row["best_val_loss"], "gate_mean": row["gate_mean"],
+            "gate_mean_full_corpus": match["gate_mean"] if match is not None else math.nan,
+            "gru_minus_lstm": row["gru_minus_lstm"],
+            "gru_minus_lstm_full_corpus": match["gru_minus_lstm"] if match is not None else math.nan,
+        })  # fmt: skip
+    frame = pd.DataFrame(rows)
+    turned = frame[frame["best_step"] < frame["steps"]]
+    lines = [
+        "The regime sweep's optimizer points trained on the small corpus (`reference/tables/corpus_size.csv`) "
+        "beside the same point on the whole corpus (`regime_sensitivity.csv`). Validation loss bottomed out "
+        + (
+            "before the last step in "
+            + ", ".join(
+                f"{r['regime']} {r['cell']} (step {int(r['best_step'])})" for r in turned.to_dict("records")
+            )
+            if len(turned)
+            else "in none of them: every run was still improving at its last step"
+        )
+        + ".",
+    ]
+    if FORGET_MEAN in published and GRU_LOSS in published and LSTM_LOSS in published:
+        lines[0] += (
+            f" The study's LSTM forget-gate mean is {fmt(published[FORGET_MEAN])} and its GRU-minus-LSTM gap "
+            f"{fmt(published[GRU_LOSS] - published[LSTM_LOSS])}."
+        )
+    return lines + ["", markdown_table(frame)]
+
+
+def alphabet_part(reference: Path) -> list[str]:
+    table = _table(reference, "alphabet_check.csv")
+    if table is None:
+        return [f"The alphabet check is {TO_COME}."]
+    counts = table[table["kind"] == "published"]
+    candidates = table[table["kind"] == "candidate"]
+    configured = table[table["kind"] == "configured"]
+    closest = candidates[candidates["closest"].astype(str) == "True"]
+    implied = counts["implied_vocab"].astype(float)
+    lines = [
+        f"The study's printed parameter counts, solved with the model's own formula for the vocabulary "
+        f"(`reference/tables/alphabet_check.csv`), imply {fmt(implied.min())} to {fmt(implied.max())} "
+        "characters, not a whole number",
+    ]
+    if len(configured):
+        lines[0] += f"; this corpus has {int(configured.iloc[0]['vocab_size'])}"
+    if len(closest):
+        best = closest.iloc[0]
+        lines[0] += (
+            f". Of the package's file choices the closest is {best['name']} (`{best['pattern']}`, "
+            f"{int(best['vocab_size'])} characters, {int(best['characters']):,} long)"
+        )
+    lines[0] += "."
+    columns = ["model", "width", "published_params", "implied_vocab", "nearest_vocab", "params_difference"]
+    return lines + ["", markdown_table(counts[columns])]
+
+
+def forget_bias_part(reference: Path) -> list[str]:
+    table = _table(reference, "forget_bias_memory_check.csv")
+    if table is None:
+        return [f"The check of E3's forget-bias inversion is {TO_COME}."]
+    columns = ["state_half_life", "c_half_life", "f_mean", "f_open_unit_share", "c_saturated_share",
+               "c_to_h_gain_mean", "best_val_loss"]  # fmt: skip
+    medians = table.groupby("forget_bias")[columns].median().reset_index()
+    low, high = medians.iloc[0], medians.iloc[-1]
+
+    def trend(column: str) -> str:
+        return "lengthens" if high[column] > low[column] else "shortens"
+
+    agreement = float(table["h_half_life_minus_existing"].abs().max())
+    return [
+        "E3 says opening the forget gate at initialisation extends how long the state holds a change. The "
+        "hidden-state half-life recomputed from the LSTM equations written out in float64 "
+        f"(`reference/tables/forget_bias_memory_check.csv`) agrees with E3's table to {fmt(agreement)} "
+        f"characters, so the measure is right. From b = {fmt(low['forget_bias'])} to "
+        f"b = {fmt(high['forget_bias'])} the cell state's half-life {trend('c_half_life')} (median "
+        f"{fmt(low['c_half_life'])} to {fmt(high['c_half_life'])} characters) while the hidden state's "
+        f"{trend('state_half_life')} ({fmt(low['state_half_life'])} to {fmt(high['state_half_life'])}): the "
+        "trained gates stay open, the cells grow until tanh saturates, and h, which reads tanh(c), no "
+        "longer shows what c holds (docs/forget-bias-check.md). Medians over seeds:",
+        "",
+        markdown_table(medians),
+    ]
+
+
+def render_protocol_section(reference: str | Path, workflow: str | Path = ".") -> str:
+    """The section, between its markers (the README) or bare (``docs/results.md``)."""
+    reference, workflow = Path(reference), Path(workflow)
+    published = published_values(workflow)
+    lines = [
+        "The study published neither its optimizer, nor its learning rate, nor its corpus file. Each part "
+        "below is generated from the reference run's tables by `python -m gatedrnn.reference pages`.",
+        "",
+        "**Regimes scored against the study.**",
+        "",
+        *scoreboard_part(reference),
+        "",
+        "**A smaller corpus.**",
+        "",
+        *corpus_size_part(reference, published),
+        "",
+        "**The alphabet.**",
+        "",
+        *alphabet_part(reference),
+        "",
+        "**E3's inversion, checked.**",
+        "",
+        *forget_bias_part(reference),
+    ]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def replace_protocol_section(readme: str, section: str) -> str:
+    if PROTOCOL_BEGIN not in readme or PROTOCOL_END not in readme:
+        raise ValueError(f"the README has no block between {PROTOCOL_BEGIN!r} and {PROTOCOL_END!r}")
+    head, rest = readme.split(PROTOCOL_BEGIN, 1)
+    _, tail = rest.split(PROTOCOL_END, 1)
+    return f"{head}{PROTOCOL_BEGIN}\n{section}{PROTOCOL_END}{tail}"
