@@ -257,13 +257,12 @@ def main(argv: list[str] | None = None) -> int:
             return 0 if same else 1
         return 0
     if args.command == "pages":
+        from gatedrnn.report.protocol_page import render_protocol_section, replace_protocol_section
         from gatedrnn.report.results_page import (
             render_readme_summary,
             render_results_page,
             replace_readme_summary,
         )
-
-        from gatedrnn.report.protocol_page import render_protocol_section, replace_protocol_section
 
         Path(args.page).write_text(render_results_page(args.reference))
         readme = Path(args.readme)

@@ -99,7 +99,8 @@ def corpus_size_part(reference: Path, published: dict[str, float]) -> list[str]:
                         & (full["lr"] == row["lr"]) & (full["steps"] == row["steps"])]  # fmt: skip
             match = same.iloc[0] if len(same) else None
         rows.append({
-            "regime": regime_label(row), "cell": row["cell"], "best_step": row["best_step"], "steps": row["steps"],
+            "regime": regime_label(row), "cell": row["cell"],
+            "best_step": row["best_step"], "steps": row["steps"],
             "best_val_loss": row["best_val_loss"], "gate_mean": row["gate_mean"],
             "gate_mean_full_corpus": match["gate_mean"] if match is not None else math.nan,
             "gru_minus_lstm": row["gru_minus_lstm"],
@@ -108,8 +109,8 @@ def corpus_size_part(reference: Path, published: dict[str, float]) -> list[str]:
     frame = pd.DataFrame(rows)
     turned = frame[frame["best_step"] < frame["steps"]]
     lines = [
-        "The regime sweep's optimizer points trained on the small corpus (`reference/tables/corpus_size.csv`) "
-        "beside the same point on the whole corpus (`regime_sensitivity.csv`). Validation loss bottomed out "
+        "The regime sweep's optimizer points trained on the small corpus "
+        "(`reference/tables/corpus_size.csv`) beside the same point on the whole corpus (`regime_sensitivity.csv`). Validation loss bottomed out "
         + (
             "before the last step in "
             + ", ".join(
