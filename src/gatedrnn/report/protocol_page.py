@@ -110,7 +110,8 @@ def corpus_size_part(reference: Path, published: dict[str, float]) -> list[str]:
     turned = frame[frame["best_step"] < frame["steps"]]
     lines = [
         "The regime sweep's optimizer points trained on the small corpus "
-        "(`reference/tables/corpus_size.csv`) beside the same point on the whole corpus (`regime_sensitivity.csv`). Validation loss bottomed out "
+        "(`reference/tables/corpus_size.csv`) "
+        "beside the same point on the whole corpus (`regime_sensitivity.csv`). Validation loss bottomed out "
         + (
             "before the last step in "
             + ", ".join(
