@@ -88,8 +88,11 @@ def _copy_checked(src: Path, dst: Path, owner: dict[str, str], stage: str) -> No
     owner.setdefault(key, stage)
 
 
-def collect(results: Path, out: Path, stage: str, config: dict, corpus_provenance: Path, repo: Path) -> dict:
-    """Copy the run's small outputs into ``out`` and record the stage in the manifest."""
+def collect(
+    results: Path, out: Path, stage: str, config: dict, corpus_provenance: Path, repo: Path, note: str = ""
+) -> dict:
+    """Copy the run's small outputs into ``out`` and record the stage in the manifest
+    (its commit, its config, and ``note``: how it was run where that is not plain)."""
     manifest_path = out / MANIFEST
     manifest = {"stages": {}, "files": {}}
     if manifest_path.exists():
@@ -111,8 +114,11 @@ def collect(results: Path, out: Path, stage: str, config: dict, corpus_provenanc
     manifest["stages"][stage] = {
         "commit": git_commit(repo),
         "collected": datetime.now(UTC).isoformat(timespec="seconds"),
+        "config": config,
         "files": copied,
     }
+    if note:
+        manifest["stages"][stage]["note"] = note
     manifest.update(
         {
             "config": config,
@@ -211,6 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--out", default=str(REFERENCE))
     c.add_argument("--configfile", nargs="+", default=["config/config.yaml"])
     c.add_argument("--provenance", default="data/corpus.json")
+    c.add_argument("--note", default="", help="how the stage was run, where that is not plain")
     s = sub.add_parser(
         "ledger", help="claims.{csv,md,html} from reference/'s tables (once every stage is in)"
     )
@@ -274,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "collect":
         try:
             manifest = collect(Path(args.results), Path(args.out), args.stage, load_config(args.configfile),
-                               Path(args.provenance), Path.cwd())  # fmt: skip
+                               Path(args.provenance), Path.cwd(), args.note)  # fmt: skip
         except ValueError as err:
             print(f"ERROR: {err}", file=sys.stderr)
             return 1
