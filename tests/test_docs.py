@@ -29,6 +29,7 @@ PAGES = [
     "docs/regime-sweep.md",
     "docs/claims-language.md",
     "docs/forget-bias-check.md",
+    "docs/protocol-scoreboard.md",
     "docs/results.md",
     "reference/README.md",
 ]
