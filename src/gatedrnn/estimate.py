@@ -257,9 +257,10 @@ def train_jobs_for(planned: list[dict], configfiles: list[str], workdir: Path) -
         corpus = Path(workdir) / plan.corpus(regime)["provenance"]
         if corpus.as_posix() not in vocab:
             if not corpus.exists():
+                text = plan.corpus(regime)["corpus"]
                 raise FileNotFoundError(
-                    f"{corpus} is missing: the vocabulary sets the budget widths; fetch the corpus "
-                    "first (snakemake --cores 1 data/corpus.txt, seconds)"
+                    f"{corpus} is missing: the vocabulary sets the budget widths; make that text "
+                    f"first (snakemake --cores 1 {text}, seconds)"
                 )
             vocab[corpus.as_posix()] = json.loads(corpus.read_text())["vocab_size"]
         v = vocab[corpus.as_posix()]
