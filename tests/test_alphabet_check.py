@@ -267,3 +267,32 @@ def test_the_rules_on_the_smoke_config(tmp_path):
         assert row.implied_vocab == pytest.approx(found["implied_vocab"])
     # the rules train nothing
     assert not (tmp_path / "results/models").exists()
+
+
+def test_the_joint_fit_solves_every_count_at_once_and_torch_agrees():
+    """Counts made by PyTorch modules with a known vocabulary and a LayerNorm (two
+    parameters per hidden unit) are fitted back to that vocabulary and k = 2, exactly."""
+    import torch
+
+    from gatedrnn.tables.alphabet import joint_fit
+
+    def count(cell, width, vocab):
+        torch.manual_seed(0)
+        recurrent = {"lstm": torch.nn.LSTM, "gru": torch.nn.GRU}[cell](128, width)
+        modules = [
+            torch.nn.Embedding(vocab, 128),
+            recurrent,
+            torch.nn.LayerNorm(width),
+            torch.nn.Linear(width, vocab),
+        ]
+        return sum(p.numel() for m in modules for p in m.parameters())
+
+    counts = [
+        {"cell": c, "width": w, "published": count(c, w, 97)}
+        for c, w in (("gru", 381), ("gru", 325), ("lstm", 325))
+    ]
+    fit = joint_fit(counts)
+    assert fit["nearest_vocab"] == 97 and fit["params_difference"] == 0
+    assert fit["implied_vocab"] == pytest.approx(97, abs=1e-6)
+    assert fit["extra_per_unit"] == pytest.approx(2, abs=1e-6)
+    assert joint_fit(counts[:1]) is None  # one count cannot tell V from k

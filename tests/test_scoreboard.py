@@ -199,5 +199,7 @@ def test_the_protocol_section_renders_from_a_run_s_tables(smoke_run, tmp_path):
     assert "not in the reference run yet" not in section
     board = pd.read_csv(tables / "protocol_scoreboard.csv")
     best = board.sort_values("rank").iloc[0]
-    assert f"{best['optimizer']} {float(best['lr']):g} x {int(best['steps'])}" in section
-    assert section.count("\n| 1 |") == 1  # the top five's first row
+    label = f"{best['optimizer']} {float(best['lr']):g} x {int(best['steps'])}"
+    label += ", small corpus" if best["dataset"] != "default" else ""
+    assert f"**{label}**" in section and f"\n| 1 | {label} |" in section  # named, and the top row
+    assert "\n| rank | regime |" in section

@@ -135,6 +135,10 @@ rule alphabet_check:
       gives that count, with train.embed_dim and train.layers); nearest_vocab (the
       nearest integer), nearest_params (its count), params_difference (published
       minus that); params_at_corpus_vocab (the count on this run's corpus).
+    - joint_fit: one vocabulary and k extra parameters per hidden unit fitted to every
+      published count at once (least squares; implied_vocab and extra_per_unit), both
+      rounded (nearest_vocab; extra_per_unit's integer is its rounding), and the
+      count those integers miss by most (params_difference; 0: all exactly).
     - candidate: one per protocol.alphabet_candidates entry (name, pattern): members
       (text members matched), skipped_members (matched members the corpus rule
       could not read: not UTF-8, links), characters and vocab_size of the members

@@ -168,6 +168,17 @@ def alphabet_part(reference: Path) -> list[str]:
             f"{int(best['vocab_size'])} characters, {int(best['characters']):,} long)"
         )
     lines[0] += "."
+    fit = table[table["kind"] == "joint_fit"]
+    if len(fit):
+        row = fit.iloc[0]
+        missed = int(row["params_difference"])
+        lines[0] += (
+            " Fitted together, with k parameters per hidden unit that this project's model lacks, the "
+            "counts "
+            f"give V = {fmt(float(row['implied_vocab']))} and k = {fmt(float(row['extra_per_unit']))}; the "
+            f"integers V = {int(row['nearest_vocab'])}, k = {math.floor(float(row['extra_per_unit']) + 0.5)} "
+            + ("match every count exactly." if missed == 0 else f"miss a count by {missed:,} at most.")
+        )
     columns = ["model", "width", "published_params", "implied_vocab", "nearest_vocab", "params_difference"]
     return lines + ["", markdown_table(counts[columns])]
 

@@ -24,6 +24,7 @@ import fnmatch
 import math
 from collections.abc import Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 
 from gatedrnn.core.sizes import model_parameters
@@ -44,6 +45,7 @@ COLUMNS = [
     "nearest_params",
     "params_difference",
     "params_at_corpus_vocab",
+    "extra_per_unit",
     "pattern",
     "members",
     "skipped_members",
@@ -88,6 +90,40 @@ def implied_vocabulary(
         "nearest_vocab": nearest,
         "nearest_params": nearest_params,
         "params_difference": published - nearest_params,
+    }
+
+
+def joint_fit(counts: Sequence[Mapping], embed_dim: int = 128, layers: int = 1) -> dict | None:
+    """One vocabulary V and ``k`` extra parameters per hidden unit for every published
+    count at once: the least-squares solution of ``count_i = intercept_i + slope_i V +
+    k width_i`` (each model's own line, :func:`vocabulary_line`), then both rounded to
+    integers and the largest count those integers miss by. ``k`` stands for what this
+    project's model lacks and the study's had in proportion to the width (a norm's
+    scale and shift, a learned initial state); None with fewer than two counts or
+    widths that cannot tell V from k."""
+    if len(counts) < 2:
+        return None
+    lines = [vocabulary_line(c["cell"], int(c["width"]), embed_dim, layers) for c in counts]
+    design = np.array([[slope, int(c["width"])] for (slope, _), c in zip(lines, counts, strict=True)], float)
+    target = np.array(
+        [c["published"] - intercept for (_, intercept), c in zip(lines, counts, strict=True)], float
+    )
+    if np.linalg.matrix_rank(design) < 2:
+        return None
+    (vocab, extra), *_ = np.linalg.lstsq(design, target, rcond=None)
+    whole_vocab, whole_extra = max(1, math.floor(vocab + 0.5)), math.floor(extra + 0.5)
+    missed = [
+        c["published"] - (intercept + slope * whole_vocab + whole_extra * int(c["width"]))
+        for (slope, intercept), c in zip(lines, counts, strict=True)
+    ]
+    return {
+        "kind": "joint_fit",
+        "name": "one vocabulary and k parameters per hidden unit for every count",
+        "implied_vocab": float(vocab),
+        "nearest_vocab": whole_vocab,
+        "extra_per_unit": float(extra),
+        # the count the integer (V, k) misses by most (0: every count exactly)
+        "params_difference": max(missed, key=abs),
     }
 
 
@@ -201,13 +237,15 @@ def alphabet_check_table(
     embed_dim: int = 128,
     layers: int = 1,
 ) -> pd.DataFrame:
-    """The published counts (kind ``published``), the candidates (``candidate``) and the
-    configured corpus (``configured``) in one table of :data:`COLUMNS`; a column that
-    does not apply to a kind is empty."""
+    """The published counts (kind ``published``), their joint fit (``joint_fit``), the
+    candidates (``candidate``) and the configured corpus (``configured``) in one table
+    of :data:`COLUMNS`; a column that does not apply to a kind is empty."""
     published = published_rows(counts, provenance["vocab_size"], embed_dim, layers)
     implied = [row["implied_vocab"] for row in published]
+    fit = joint_fit(counts, embed_dim, layers)
     rows = [
         *published,
+        *([fit] if fit is not None else []),
         *candidate_rows(inventory, candidates, implied),
         configured_row(inventory, provenance, members_pattern, implied),
     ]
