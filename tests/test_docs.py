@@ -225,7 +225,7 @@ def test_catalogue_names_existing_rules_and_outputs():
     rules_text += "".join(
         f'\n"{value}"' for name, value in constants.items() if re.search(rf"\b{name}\b", rules_text)
     )
-    rules = set(re.findall(r"^rule (\w+):", rules_text, re.MULTILINE))
+    rules = set(re.findall(r"^(?:rule|checkpoint) (\w+):", rules_text, re.MULTILINE))
     rules |= set(re.findall(r"^use rule \w+ as (\w+) with:", rules_text, re.MULTILINE))
     catalogue = (REPO / "docs" / "experiments.md").read_text(encoding="utf-8")
     named_rules = set(re.findall(r"rules? `(\w+)`", catalogue)) | rule_column(catalogue)
