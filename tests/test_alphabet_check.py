@@ -231,7 +231,7 @@ def test_the_table_has_one_row_per_count_candidate_and_corpus(tmp_path):
     counts = study_counts()
     inventory = build_inventory(spec)
     table = alphabet_check_table(counts, inventory, {"modern": spec.members}, provenance, spec.members)
-    assert list(table["kind"]) == ["published"] * 3 + ["candidate", "configured"]
+    assert list(table["kind"]) == ["published"] * 3 + ["joint_fit", "candidate", "configured"]
     assert table.loc[table["kind"] == "candidate", "closest"].tolist() == [True]
     published = table[table["kind"] == "published"]
     assert (published["params_at_corpus_vocab"] == [
@@ -243,7 +243,7 @@ def test_the_table_has_one_row_per_count_candidate_and_corpus(tmp_path):
 
 
 def test_the_table_is_a_protocol_target_while_enabled():
-    assert Plan.from_config(DEFAULT).targets["protocol"] == [ALPHABET_CHECK]
+    assert Plan.from_config(DEFAULT).targets["protocol"][0] == ALPHABET_CHECK
     off = copy.deepcopy(DEFAULT)
     off["protocol"]["enabled"] = False
     assert Plan.from_config(off).targets["protocol"] == []
@@ -256,7 +256,7 @@ def test_the_rules_on_the_smoke_config(tmp_path):
     provenance = json.loads((tmp_path / "data/corpus.json").read_text())
     inventory = json.loads((tmp_path / "data/corpus_inventory.json").read_text(encoding="utf-8"))
     assert [m["name"] for m in inventory["members"]] == ["synthetic"]
-    assert list(table["kind"]) == ["published"] * 3 + ["candidate", "configured"]
+    assert list(table["kind"]) == ["published"] * 3 + ["joint_fit", "candidate", "configured"]
     candidate = table[table["kind"] == "candidate"].iloc[0]
     assert candidate["name"] == "all" and bool(candidate["closest"])
     assert candidate["vocab_size"] == provenance["vocab_size"] == inventory["members"][0]["vocab_size"]

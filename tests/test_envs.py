@@ -39,7 +39,7 @@ def test_the_environment_pins_what_pyproject_pins_for_the_jobs():
 def test_every_rule_names_the_environment():
     for path in (REPO / "workflow/rules").glob("*.smk"):
         text = path.read_text()
-        rules = len(re.findall(r"^rule \w+:", text, re.M))
+        rules = len(re.findall(r"^(?:rule|checkpoint) \w+:", text, re.M))
         assert text.count("conda:\n        ENV") == rules, path.name
 
 

@@ -12,6 +12,7 @@ from conftest import DEFAULT_CONFIG, SMOKE_CONFIG, run_snakemake
 
 from gatedrnn.core.data import Vocabulary
 from gatedrnn.core.widths import matched_width
+from gatedrnn.plan import Plan
 
 # regime names of the regime sweep hold the learning rate: sgd_lr0.3_steps800
 MODEL_OUTPUT = re.compile(r"results/models/([\w.-]+)/(\w+)/model\.pt")
@@ -63,7 +64,8 @@ def test_full_dry_run_trains_the_grid_and_the_declared_regimes(tmp_path):
     assert {("default", name) for name in grid_model_names(config)} <= planned
     from test_regime_sweep import sweep_names
 
-    assert {regime for regime, _ in planned} <= set(config["regimes"]) | set(sweep_names(config))
+    small = {point["regime"] for point in Plan.from_config(config).corpus_size_points}
+    assert {regime for regime, _ in planned} <= set(config["regimes"]) | set(sweep_names(config)) | small
     assert job_counts(text)["train"] == len(planned)
 
 
