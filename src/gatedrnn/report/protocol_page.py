@@ -111,7 +111,13 @@ def corpus_size_part(reference: Path, published: dict[str, float]) -> list[str]:
     lines = [
         "The regime sweep's optimizer points trained on the small corpus "
         "(`reference/tables/corpus_size.csv`) "
-        "beside the same point on the whole corpus (`regime_sensitivity.csv`). Validation loss bottomed out "
+        + (
+            "beside the same point on the whole corpus (`regime_sensitivity.csv`). "
+            if full is not None
+            else "(the whole corpus's columns are filled from stage regimes' `regime_sensitivity.csv`, "
+            "not in the reference run yet). "
+        )
+        + "Validation loss bottomed out "
         + (
             "before the last step in "
             + ", ".join(
