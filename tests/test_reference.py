@@ -50,9 +50,27 @@ def test_collect_copies_the_outputs_and_records_what_made_them(tmp_path):
     assert saved["corpus"]["corpus_sha256"] == "abc" and saved["threads_per_job"] == 1
     job = saved["training_jobs"]["default/lstm_w8_s0"]
     assert job == {"wall_s": 4.03, "cpu_s": 3.19, "max_rss_mb": 354.96} | {
-        "steps": 40, "resumed_from_step": None, "threads": 1
+        "steps": 40, "resumed_from_step": None, "prefix_from_step": None, "threads": 1
     }  # fmt: skip
-    assert saved["totals"]["training_jobs"] == 1
+    assert saved["totals"]["training_jobs"] == 1 and saved["totals"]["steps_saved_by_prefix"] == 0
+
+
+def test_the_manifest_counts_the_steps_a_long_run_took_from_a_shorter_ones_state(tmp_path):
+    results = fake_run(tmp_path)
+    long = results / "models" / "steps_x4" / "lstm_w8_s0"
+    long.mkdir(parents=True)
+    (long / "summary.json").write_text(json.dumps(
+        {"train_config": {"steps": 160}, "resumed_from_step": None, "threads": 1,
+         "prefix_from": {"regime": "default", "step": 40}}
+    ))  # fmt: skip
+    bench = results / "benchmarks" / "train" / "steps_x4"
+    bench.mkdir(parents=True)
+    (bench / "lstm_w8_s0.tsv").write_text(
+        BENCH + "9.0\t0:00:09\t354.96\t716.61\t268.70\t307.28\t0.00\t0.13\t69.78\t8.5"
+    )
+    manifest = collect(results, tmp_path / "reference", "study", {}, tmp_path / "data/corpus.json", tmp_path)
+    assert manifest["training_jobs"]["steps_x4/lstm_w8_s0"]["prefix_from_step"] == 40
+    assert manifest["totals"]["steps_saved_by_prefix"] == 40
 
 
 def test_a_later_stage_keeps_earlier_files_and_refuses_to_overwrite_them_with_other_bytes(tmp_path):

@@ -61,7 +61,8 @@ def read_benchmark(path: Path) -> dict:
 
 
 def training_jobs(results: Path) -> dict[str, dict]:
-    """``<regime>/<model>_s<seed>`` -> wall and CPU seconds, peak RSS, steps, resumed-from step."""
+    """``<regime>/<model>_s<seed>`` -> wall and CPU seconds, peak RSS, steps, the step it
+    resumed from (its own checkpoint) and the step it started from (a shorter run's state)."""
     jobs = {}
     for bench in sorted((results / "benchmarks" / "train").glob("*/*.tsv")):
         regime, run = bench.parent.name, bench.stem
@@ -71,6 +72,8 @@ def training_jobs(results: Path) -> dict[str, dict]:
             summary = json.loads(summary_path.read_text())
             entry["steps"] = summary["train_config"]["steps"]
             entry["resumed_from_step"] = summary.get("resumed_from_step")
+            # a long run that continued a shorter run's state (prefix sharing) trained fewer steps
+            entry["prefix_from_step"] = (summary.get("prefix_from") or {}).get("step")
             entry["threads"] = summary.get("threads")
         jobs[f"{regime}/{run}"] = entry
     return jobs
@@ -136,6 +139,7 @@ def collect(
         "training_jobs": len(jobs),
         "cpu_hours": round(sum(j["cpu_s"] for j in jobs.values()) / 3600, 3),
         "wall_hours_summed": round(sum(j["wall_s"] for j in jobs.values()) / 3600, 3),
+        "steps_saved_by_prefix": sum(j.get("prefix_from_step") or 0 for j in jobs.values()),
     }
     out.mkdir(parents=True, exist_ok=True)
     manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
