@@ -118,3 +118,22 @@ def test_the_reference_ledger_waits_for_every_table(tmp_path):
     (tmp_path / "tables").mkdir()
     config = load_config([str(REPO / "config/config.yaml"), str(SMOKE_CONFIG)])
     assert reference_ledger(tmp_path, config, REPO) is None
+
+
+def test_a_stage_collected_with_its_projection_records_projected_against_actual_cpu(tmp_path):
+    results = fake_run(tmp_path)
+    projection = tmp_path / "projected.json"
+    # two jobs projected, one of them run (3.19 s of CPU, from the fake benchmark)
+    projection.write_text(json.dumps({"default/lstm_w8_s0": 2.9, "default/gru_w8_s0": 4.0}))
+    manifest = collect(
+        results, tmp_path / "reference", "study", {}, tmp_path / "data/corpus.json", tmp_path,
+        projection=projection,
+    )  # fmt: skip
+    assert manifest["stages"]["study"]["projection"] == {
+        "jobs_projected": 2,
+        "jobs_run": 1,
+        "projected_cpu_hours": round(6.9 / 3600, 3),
+        "projected_cpu_hours_of_jobs_run": round(2.9 / 3600, 3),
+        "actual_cpu_hours_of_jobs_run": round(3.19 / 3600, 3),
+        "actual_over_projected": round(3.19 / 2.9, 3),
+    }

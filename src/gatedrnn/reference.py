@@ -91,11 +91,36 @@ def _copy_checked(src: Path, dst: Path, owner: dict[str, str], stage: str) -> No
     owner.setdefault(key, stage)
 
 
+def projection_against_actual(projected: dict[str, float], jobs: dict[str, dict]) -> dict:
+    """``python -m gatedrnn.estimate --json``'s projected CPU seconds per job, set
+    against the CPU seconds the same jobs took (those the run has)."""
+    ran = [name for name in projected if name in jobs]
+    planned = sum(projected[name] for name in ran)
+    actual = sum(jobs[name]["cpu_s"] for name in ran)
+    return {
+        "jobs_projected": len(projected),
+        "jobs_run": len(ran),
+        "projected_cpu_hours": round(sum(projected.values()) / 3600, 3),
+        "projected_cpu_hours_of_jobs_run": round(planned / 3600, 3),
+        "actual_cpu_hours_of_jobs_run": round(actual / 3600, 3),
+        "actual_over_projected": round(actual / planned, 3) if planned else None,
+    }
+
+
 def collect(
-    results: Path, out: Path, stage: str, config: dict, corpus_provenance: Path, repo: Path, note: str = ""
+    results: Path,
+    out: Path,
+    stage: str,
+    config: dict,
+    corpus_provenance: Path,
+    repo: Path,
+    note: str = "",
+    projection: Path | None = None,
 ) -> dict:
     """Copy the run's small outputs into ``out`` and record the stage in the manifest
-    (its commit, its config, and ``note``: how it was run where that is not plain)."""
+    (its commit, its config, ``note``: how it was run where that is not plain, and,
+    given the estimate's ``--json`` file made before the stage ran, its projected
+    CPU time against the actual)."""
     manifest_path = out / MANIFEST
     manifest = {"stages": {}, "files": {}}
     if manifest_path.exists():
@@ -135,6 +160,9 @@ def collect(
     )
     jobs = manifest.setdefault("training_jobs", {})
     jobs.update(training_jobs(results))
+    if projection is not None:
+        projected = json.loads(projection.read_text())
+        manifest["stages"][stage]["projection"] = projection_against_actual(projected, jobs)
     manifest["totals"] = {
         "training_jobs": len(jobs),
         "cpu_hours": round(sum(j["cpu_s"] for j in jobs.values()) / 3600, 3),
@@ -222,6 +250,11 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--configfile", nargs="+", default=["config/config.yaml"])
     c.add_argument("--provenance", default="data/corpus.json")
     c.add_argument("--note", default="", help="how the stage was run, where that is not plain")
+    c.add_argument(
+        "--projection",
+        help="the file `python -m gatedrnn.estimate --json FILE` wrote before the stage ran: "
+        "the manifest sets its projected CPU time against the actual",
+    )
     s = sub.add_parser(
         "ledger", help="claims.{csv,md,html} from reference/'s tables (once every stage is in)"
     )
@@ -285,13 +318,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "collect":
         try:
             manifest = collect(Path(args.results), Path(args.out), args.stage, load_config(args.configfile),
-                               Path(args.provenance), Path.cwd(), args.note)  # fmt: skip
+                               Path(args.provenance), Path.cwd(), args.note,
+                               Path(args.projection) if args.projection else None)  # fmt: skip
         except ValueError as err:
             print(f"ERROR: {err}", file=sys.stderr)
             return 1
         stage = manifest["stages"][args.stage]
         print(f"stage {args.stage}: {len(stage['files'])} files into {args.out} (commit {stage['commit']})")
         print(f"training jobs recorded: {manifest['totals']}")
+        if "projection" in stage:
+            print(f"projected against actual: {stage['projection']}")
     return 0
 
 
