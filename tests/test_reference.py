@@ -50,9 +50,50 @@ def test_collect_copies_the_outputs_and_records_what_made_them(tmp_path):
     assert saved["corpus"]["corpus_sha256"] == "abc" and saved["threads_per_job"] == 1
     job = saved["training_jobs"]["default/lstm_w8_s0"]
     assert job == {"wall_s": 4.03, "cpu_s": 3.19, "max_rss_mb": 354.96} | {
-        "steps": 40, "resumed_from_step": None, "prefix_from_step": None, "threads": 1
+        "steps": 40, "resumed_from_step": None, "prefix_from_step": None, "threads": 1, "stage": "study"
     }  # fmt: skip
     assert saved["totals"]["training_jobs"] == 1 and saved["totals"]["steps_saved_by_prefix"] == 0
+    stage = saved["stages"]["study"]
+    assert stage["training_jobs"] == ["default/lstm_w8_s0"] and "retrained" not in stage
+    assert set(stage["machine"]) == {"cpu", "cores", "python", "torch", "threads_per_job"}
+    assert stage["machine"]["cpu"] == saved["cpu"]
+
+
+def test_a_model_a_later_stage_trains_again_is_its_cost_and_leaves_the_first_training_alone(tmp_path):
+    """A stage that starts on a fresh machine retrains the earlier stages' models it reads:
+    the manifest keeps the first training's record and counts the second in the total."""
+    results = fake_run(tmp_path)
+    out = tmp_path / "reference"
+    collect(results, out, "study", {}, tmp_path / "data/corpus.json", tmp_path)
+    again = fake_run(tmp_path / "later")
+    (again / "tables" / "t.csv").unlink()  # the later stage does not rebuild the study's table
+    bench = again / "benchmarks" / "train" / "default" / "lstm_w8_s0.tsv"
+    bench.write_text(BENCH + "6.0\t0:00:06\t354.96\t716.61\t268.70\t307.28\t0.00\t0.13\t69.78\t5.0")
+    manifest = collect(again, out, "questions", {}, tmp_path / "data/corpus.json", tmp_path)
+    assert manifest["training_jobs"]["default/lstm_w8_s0"]["cpu_s"] == 3.19
+    assert manifest["training_jobs"]["default/lstm_w8_s0"]["stage"] == "study"
+    assert manifest["stages"]["questions"]["retrained"]["default/lstm_w8_s0"]["cpu_s"] == 5.0
+    totals = manifest["totals"]
+    assert totals["training_jobs"] == 1 and totals["retrained_jobs"] == 1
+    assert totals["cpu_hours"] == round(8.19 / 3600, 3)
+    assert totals["cpu_hours_first_trainings"] == round(3.19 / 3600, 3)
+    # collecting the first stage again is no retraining
+    manifest = collect(results, out, "study", {}, tmp_path / "data/corpus.json", tmp_path)
+    assert "retrained" not in manifest["stages"]["study"]
+
+
+def test_file_owners_are_keyed_inside_reference_whatever_an_older_manifest_said(tmp_path):
+    results = fake_run(tmp_path)
+    out = tmp_path / "reference"
+    out.mkdir()
+    (out / "manifest.json").write_text(json.dumps({
+        "stages": {"study": {"files": ["tables/t.csv"], "commit": "x"}},
+        "files": {"/old/main/reference/tables/t.csv": "study", "/old/main/reference/claims.csv": "study"},
+    }))  # fmt: skip
+    manifest = collect(results, out, "regimes", {}, tmp_path / "data/corpus.json", tmp_path)
+    assert manifest["files"]["tables/t.csv"] == "study" and manifest["files"]["claims.csv"] == "study"
+    assert manifest["files"]["figures/f.png"] == "regimes"
+    assert not [key for key in manifest["files"] if key.startswith("/")]
 
 
 def test_the_manifest_counts_the_steps_a_long_run_took_from_a_shorter_ones_state(tmp_path):
@@ -71,6 +112,8 @@ def test_the_manifest_counts_the_steps_a_long_run_took_from_a_shorter_ones_state
     manifest = collect(results, tmp_path / "reference", "study", {}, tmp_path / "data/corpus.json", tmp_path)
     assert manifest["training_jobs"]["steps_x4/lstm_w8_s0"]["prefix_from_step"] == 40
     assert manifest["totals"]["steps_saved_by_prefix"] == 40
+    # 120 steps trained in 8.5 s of CPU: the 40 skipped would have cost 40 * 8.5 / 120 s
+    assert manifest["totals"]["cpu_hours_saved_by_prefix"] == round(40 * 8.5 / 120 / 3600, 3)
 
 
 def test_a_later_stage_keeps_earlier_files_and_refuses_to_overwrite_them_with_other_bytes(tmp_path):
@@ -137,3 +180,54 @@ def test_a_stage_collected_with_its_projection_records_projected_against_actual_
         "actual_cpu_hours_of_jobs_run": round(3.19 / 3600, 3),
         "actual_over_projected": round(3.19 / 2.9, 3),
     }
+
+
+@pytest.mark.workflow
+def test_completing_the_protocol_from_reference_tables_gives_the_rules_bytes(smoke_run, tmp_path):
+    """`python -m gatedrnn.reference confirm` on a run that holds only the confirmation's
+    models, with the earlier tables read from a reference, writes the very scoreboard
+    and confirmation the checkpoint and rule wrote from the same tables and models."""
+    import shutil
+
+    from conftest import REPO, SMOKE_CONFIG
+
+    from gatedrnn.reference import complete_protocol, confirmation_files, load_config
+
+    config = load_config([str(REPO / "config/config.yaml"), str(SMOKE_CONFIG)])
+    reference = smoke_run / "results"  # its tables/ stand for reference/tables
+    files = confirmation_files(reference, config, REPO)
+    assert files and all((smoke_run / f).exists() for f in files)
+    results = tmp_path / "results"
+    for f in files:  # only the confirmation's runs, as a stage on a fresh machine trains them
+        (results / Path(f).relative_to("results")).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(smoke_run / f, results / Path(f).relative_to("results"))
+    written = complete_protocol(reference, results, config, REPO)
+    for path in written[:3]:
+        assert path.read_bytes() == (reference / "tables" / path.name).read_bytes(), path.name
+    assert written[3].stat().st_size > 10_000
+    with pytest.raises(ValueError, match="missing"):
+        complete_protocol(reference, tmp_path / "empty", config, REPO)
+
+
+def test_the_results_page_names_each_stage_part_with_its_own_machine():
+    from gatedrnn.report.results_page import collected, machines, provenance
+
+    manifest = {
+        "cpu": "CPU A", "cores": 2, "threads_per_job": 1,
+        "stages": {
+            "study": {"commit": "a" * 40, "collected": "2026-01-01T00:00:00"},
+            "protocol_confirmation": {
+                "commit": "c" * 40, "collected": "2026-01-03T00:00:00", "machine": {"cpu": "CPU B"},
+                "training_jobs": ["r/m_s0", "r/m_s1"], "retrained": {"r/m_s0": {}},
+            },
+            "protocol": {"commit": "b" * 40, "collected": "2026-01-02T00:00:00"},
+        },
+        "totals": {"training_jobs": 3, "retrained_jobs": 1, "cpu_hours": 1.0},
+    }  # fmt: skip
+    assert collected(manifest, "protocol") == ["protocol", "protocol_confirmation"]
+    assert machines(manifest) == ["CPU A", "CPU B"]
+    lines = provenance(manifest)
+    rows = [line for line in lines if line.startswith("| protocol")]
+    assert rows[0].endswith("| CPU A | not recorded |") and rows[1].endswith("| CPU B | 2 (1) |")
+    assert any(line.startswith("| questions |") and "not run yet" in line for line in lines)
+    assert "1 of them trained again" in lines[-1]

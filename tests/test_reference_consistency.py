@@ -5,6 +5,7 @@ gives, and the manifest accounts for every file."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from conftest import REPO
@@ -84,3 +85,41 @@ def test_the_manifest_accounts_for_every_file_and_how_it_was_made():
         assert job["wall_s"] > 0 and job["cpu_s"] > 0
     size = sum(p.stat().st_size for p in REFERENCE.rglob("*") if p.is_file())
     assert size < 25 * 2**20, f"reference/ is {size / 2**20:.1f} MiB; keep it under 25"
+
+
+@pytest.mark.skipif(
+    not (REFERENCE / "open_questions.md").exists(), reason="the reference has no open questions yet"
+)
+def test_the_committed_answers_are_what_the_report_code_gives_on_the_committed_tables():
+    import pandas as pd
+
+    from gatedrnn.plan import Plan
+    from gatedrnn.questions.report import open_questions_report
+
+    config = load_config([str(REPO / "config/config.yaml")])
+    tables = Plan.from_config(config).open_question_tables
+    frames = {Path(t).stem: pd.read_csv(REFERENCE / "tables" / Path(t).name) for t in tables}
+    assert (REFERENCE / "open_questions.md").read_text() == open_questions_report(frames)
+
+
+@pytest.mark.skipif(
+    not (REFERENCE / "tables/protocol_confirmation.csv").exists(),
+    reason="the reference has no confirmation yet",
+)
+def test_the_committed_confirmation_rescores_the_committed_regime_rows():
+    """The confirmation's scoreboard is what the scoreboard code gives on its own
+    regime rows (protocol_confirmation_regimes.csv) and the committed claim tables."""
+    import pandas as pd
+
+    from gatedrnn.claims import load_claims
+    from gatedrnn.claims.scoreboard import regime_verdicts, scoreboard
+    from gatedrnn.plan import Plan
+    from gatedrnn.plan.published import regime_view_tables
+
+    config = load_config([str(REPO / "config/config.yaml")])
+    published = REPO / "config/published.yaml"
+    regimes = pd.read_csv(REFERENCE / "tables/protocol_confirmation_regimes.csv")
+    tables = {p: pd.read_csv(REFERENCE / "tables" / Path(p).name) for p in regime_view_tables(str(published))}
+    verdicts = regime_verdicts(load_claims(published), tables, Plan.from_config(config).claim_models, regimes)
+    committed = pd.read_csv(REFERENCE / "tables/protocol_confirmation.csv")
+    pd.testing.assert_frame_equal(committed, scoreboard(verdicts, regimes), check_dtype=False)

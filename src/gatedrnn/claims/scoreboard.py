@@ -153,3 +153,25 @@ def scoreboard(verdicts: pd.DataFrame, regimes: pd.DataFrame) -> pd.DataFrame:
 def best_regimes(table: pd.DataFrame, n: int) -> list[str]:
     """The ``n`` best-ranked regimes of a scoreboard."""
     return list(table.sort_values("rank")[REGIME_COLUMN].head(n))
+
+
+def confirmation(
+    board: pd.DataFrame,
+    n: int,
+    points: list[Mapping],
+    runs: list[Mapping],
+    claims: list[Claim],
+    tables: Mapping[str, pd.DataFrame],
+    models: Mapping,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The scoreboard's ``n`` best regimes scored again on ``runs`` (their models at
+    more seeds, as :func:`gatedrnn.tables.regime_sweep.load_runs` reads them): the
+    new scoreboard, and the regime-table rows it judged (the seeds' means).
+    ``points``: every sweep point of either corpus."""
+    # imported here: the workflow reads best_regimes while planning, without torch
+    from gatedrnn.tables.regime_sweep import regime_sensitivity_table
+
+    by_name = {point["regime"]: point for point in points}
+    best = best_regimes(board, n)
+    regimes = regime_frame(regime_sensitivity_table([by_name[r] for r in best], runs))
+    return scoreboard(regime_verdicts(claims, tables, models, regimes), regimes), regimes

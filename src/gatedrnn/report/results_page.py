@@ -101,22 +101,69 @@ def _manifest(reference: Path) -> dict:
     return json.loads(path.read_text()) if path.exists() else {"stages": {}}
 
 
+def stage_kind(name: str) -> str:
+    """The stage of STAGES a collected stage belongs to: a stage may be collected in
+    parts, each named after it (``protocol_confirmation`` is part of ``protocol``)."""
+    return next((kind for kind in STAGES if name == kind or name.startswith(kind + "_")), name)
+
+
+def collected(manifest: dict, kind: str) -> list[str]:
+    """The collected stages (or parts) of ``kind``, in the order they were collected."""
+    stages = manifest.get("stages", {})
+    names = [name for name in stages if stage_kind(name) == kind]
+    return sorted(names, key=lambda name: stages[name].get("collected", ""))
+
+
+def stage_machine(manifest: dict, name: str) -> dict:
+    """The machine a stage ran on: its own record, else the manifest's top-level one
+    (stages collected before each recorded its own)."""
+    own = manifest.get("stages", {}).get(name, {}).get("machine")
+    keys = ("cpu", "cores", "python", "torch", "threads_per_job")
+    return own or {key: manifest.get(key, "?") for key in keys}
+
+
+def machines(manifest: dict) -> list[str]:
+    """The CPU models of the collected stages, in stage order, each once."""
+    seen = [stage_machine(manifest, name)["cpu"] for kind in STAGES for name in collected(manifest, kind)]
+    return list(dict.fromkeys(seen))
+
+
 def provenance(manifest: dict) -> list[str]:
     stages = manifest.get("stages", {})
-    lines = ["| stage | what | commit |", "|---|---|---|"]
-    for name, what in STAGES.items():
-        commit = stages.get(name, {}).get("commit", "not run yet")
-        lines.append(f"| {name} | {what} | {commit[:12] if commit != 'not run yet' else commit} |")
+    lines = ["| stage | what | commit | CPU | trainings (of them retrained) |", "|---|---|---|---|---|"]
+    for kind, what in STAGES.items():
+        if not collected(manifest, kind):
+            lines.append(f"| {kind} | {what} | not run yet | | |")
+        for name in collected(manifest, kind):
+            stage = stages[name]
+            machine = stage_machine(manifest, name)
+            trained = stage.get("training_jobs")
+            again = len(stage.get("retrained", {}))
+            count = "not recorded" if trained is None else f"{len(trained)} ({again})"
+            lines.append(f"| {name} | {what} | {stage['commit'][:12]} | {machine['cpu']} | {count} |")
     corpus = manifest.get("corpus", {})
     totals = manifest.get("totals", {})
     lines += [
         "",
-        f"Machine: {manifest.get('cpu', '?')}, {manifest.get('cores', '?')} cores, "
+        f"Machines: {' and '.join(machines(manifest))}, {manifest.get('cores', '?')} cores, "
         f"{manifest.get('threads_per_job', '?')} thread(s) per job; Python {manifest.get('python', '?')}, "
         f"torch {manifest.get('torch', '?')}. Corpus: {corpus.get('source', '?')}, "
         f"{fmt(corpus.get('characters'))} characters, {corpus.get('vocab_size', '?')} distinct, sha256 "
-        f"`{corpus.get('corpus_sha256', '?')}`. Training: {totals.get('training_jobs', 0)} jobs, "
-        f"{fmt(totals.get('cpu_hours', 0.0))} CPU-hours.",
+        f"`{corpus.get('corpus_sha256', '?')}`. Training: {totals.get('training_jobs', 0)} models, "
+        f"{fmt(totals.get('cpu_hours', 0.0))} CPU-hours"
+        + (
+            f" ({totals['retrained_jobs']} of them trained again by a later stage that started "
+            "without the earlier stages' models; a model's tables come from the stage that made them)."
+            if totals.get("retrained_jobs")
+            else "."
+        )
+        + (
+            f" Prefix sharing trained {fmt(totals['steps_saved_by_prefix'])} steps fewer "
+            f"(about {fmt(totals['cpu_hours_saved_by_prefix'])} CPU-hours at each long run's "
+            "own cost per step)."
+            if totals.get("cpu_hours_saved_by_prefix")
+            else ""
+        ),
     ]
     return lines
 
@@ -146,7 +193,7 @@ def render_results_page(reference: str | Path, workflow: str | Path = ".") -> st
            *ledger_counts(reference)]  # fmt: skip
     for stage, what in STAGES.items():
         out += ["", f"## {what[0].upper()}{what[1:]}", ""]
-        if stage not in manifest.get("stages", {}):
+        if not collected(manifest, stage):
             out.append(f"Not in the reference run yet: `snakemake --cores 2 stage_{stage}`, then "
                        f"`python -m gatedrnn.reference collect --stage {stage}`.")  # fmt: skip
             continue
@@ -171,7 +218,7 @@ def render_readme_summary(reference: str | Path) -> str:
     """The README's short block: what the reference run holds and where to read it."""
     reference = Path(reference)
     manifest = _manifest(reference)
-    stages = [s for s in STAGES if s in manifest.get("stages", {})]
+    stages = [s for s in STAGES if collected(manifest, s)]
     lines = [README_BEGIN]
     if not stages:
         lines.append("No stage of the reference run is committed yet.")
@@ -179,9 +226,9 @@ def render_readme_summary(reference: str | Path) -> str:
         totals = manifest.get("totals", {})
         lines.append(
             f"The committed reference run (`reference/`) holds {', '.join(STAGES[s] for s in stages)}: "
-            f"{totals.get('training_jobs', 0)} trainings, {fmt(totals.get('cpu_hours', 0.0))} CPU-hours on "
-            f"{manifest.get('cpu', '?')}. Its tables, figures and numbers are on "
-            "[docs/results.md](docs/results.md)."
+            f"{totals.get('training_jobs', 0)} trained models, "
+            f"{fmt(totals.get('cpu_hours', 0.0))} CPU-hours on {' and '.join(machines(manifest))}. "
+            "Its tables, figures and numbers are on [docs/results.md](docs/results.md)."
         )
         path = reference / "tables" / "gru_vs_lstm.csv"
         if path.exists():

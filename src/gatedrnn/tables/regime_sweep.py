@@ -15,15 +15,17 @@ default regime agrees with C2, C3, D1, D2 and D5 for the same seeds.
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
 
-from gatedrnn.analysis.gates import ProbeGates
+from gatedrnn.analysis.gates import ProbeGates, load_gates
 from gatedrnn.analysis.stats import LONG_HALF_LIFE, coupling_stats, unit_gate_summary
 from gatedrnn.core.conventions import KEEP_GATE, KEEP_GATE_NAME
+from gatedrnn.tables.gates import parse_name
 
 # The gate that keeps the state: LSTM f (forget), PyTorch GRU z (the kept fraction).
 
@@ -176,3 +178,24 @@ def regime_sensitivity_table(points: list[Mapping], runs: list[Mapping]) -> pd.D
         datasets = {point["regime"]: point.get("dataset", "default") for point in points}
         table.insert(COLUMNS.index("regime") + 1, "dataset", [datasets[r] for r in table["regime"]])
     return table
+
+
+def load_runs(summaries: Iterable, histories: Iterable, gates: Iterable) -> list[dict]:
+    """The runs :func:`regime_sensitivity_table` reduces, read from each model's
+    ``summary.json``, ``history.csv`` and probe gates (``.npz``), in the order given."""
+    runs = []
+    for summary_path, history_path, gates_path in zip(summaries, histories, gates, strict=True):
+        regime, model, seed = parse_name(gates_path)
+        with open(summary_path) as handle:
+            summary = json.load(handle)
+        runs.append(
+            {
+                "regime": regime,
+                "model": model,
+                "seed": seed,
+                "summary": summary,
+                "history": pd.read_csv(history_path),
+                "probe": load_gates(gates_path),
+            }
+        )
+    return runs

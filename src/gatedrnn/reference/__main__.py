@@ -1,0 +1,135 @@
+"""``python -m gatedrnn.reference``: collect, ledger, scoreboard, confirm, pages."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from gatedrnn.reference import __doc__ as PACKAGE_DOC
+from gatedrnn.reference.manifest import REFERENCE, collect
+from gatedrnn.reference.tables import (
+    complete_protocol,
+    confirmation_files,
+    load_config,
+    reference_ledger,
+    reference_scoreboard,
+    write_ledger,
+)
+
+
+def main(argv: list[str] | None = None) -> int:
+    summary = PACKAGE_DOC.split("\n\n")[0]
+    parser = argparse.ArgumentParser(prog="python -m gatedrnn.reference", description=summary)
+    sub = parser.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("collect", help="copy a finished stage's outputs into reference/")
+    c.add_argument("--stage", required=True, help="study | regimes | questions | ledger (any name)")
+    c.add_argument("--results", default="results")
+    c.add_argument("--out", default=str(REFERENCE))
+    c.add_argument("--configfile", nargs="+", default=["config/config.yaml"])
+    c.add_argument("--provenance", default="data/corpus.json")
+    c.add_argument("--note", default="", help="how the stage was run, where that is not plain")
+    c.add_argument(
+        "--projection",
+        help="the file `python -m gatedrnn.estimate --json FILE` wrote before the stage ran: "
+        "the manifest sets its projected CPU time against the actual",
+    )
+    s = sub.add_parser(
+        "ledger", help="claims.{csv,md,html} from reference/'s tables (once every stage is in)"
+    )
+    s.add_argument("--reference", default=str(REFERENCE))
+    s.add_argument("--configfile", nargs="+", default=["config/config.yaml"])
+    b = sub.add_parser(
+        "scoreboard", help="the scoreboard of regimes from reference/'s tables, against its own"
+    )
+    b.add_argument("--reference", default=str(REFERENCE))
+    b.add_argument("--configfile", nargs="+", default=["config/config.yaml"])
+    f = sub.add_parser(
+        "confirm",
+        help="the scoreboard, its confirmation and figure into a run's results/, from reference/'s "
+        "tables and the confirmation runs it trained (a stage protocol run without the earlier models)",
+    )
+    f.add_argument("--reference", default=str(REFERENCE))
+    f.add_argument("--results", default="results")
+    f.add_argument("--configfile", nargs="+", default=["config/config.yaml"])
+    f.add_argument("--targets", action="store_true", help="only list the files to train, for snakemake")
+    g = sub.add_parser("pages", help="render docs/results.md and the README's summary from reference/")
+    g.add_argument("--reference", default=str(REFERENCE))
+    g.add_argument("--page", default="docs/results.md")
+    g.add_argument("--readme", default="README.md")
+    args = parser.parse_args(argv)
+    if args.command == "ledger":
+        ledger = reference_ledger(Path(args.reference), load_config(args.configfile), Path.cwd())
+        if ledger is None:
+            print("the reference lacks tables the ledger reads: collect every stage first", file=sys.stderr)
+            return 1
+        write_ledger(ledger, Path(args.reference))
+        from gatedrnn.claims import summary_line
+
+        print(summary_line(ledger))
+        return 0
+    if args.command == "scoreboard":
+        board = reference_scoreboard(Path(args.reference), load_config(args.configfile), Path.cwd())
+        if board is None:
+            print(
+                "the reference lacks tables the scoreboard reads: collect stage protocol first",
+                file=sys.stderr,
+            )
+            return 1
+        print(board.to_string(index=False))
+        committed = Path(args.reference) / "tables" / "protocol_scoreboard.csv"
+        if committed.exists():
+            import pandas as pd
+
+            same = pd.read_csv(committed).equals(board.astype(pd.read_csv(committed).dtypes.to_dict()))
+            print(
+                "the committed scoreboard is "
+                + ("what these tables give" if same else "NOT what these tables give")
+            )
+            return 0 if same else 1
+        return 0
+    if args.command == "confirm":
+        config = load_config(args.configfile)
+        try:
+            if args.targets:
+                print("\n".join(confirmation_files(Path(args.reference), config, Path.cwd())))
+                return 0
+            written = complete_protocol(Path(args.reference), Path(args.results), config, Path.cwd())
+        except ValueError as err:
+            print(f"ERROR: {err}", file=sys.stderr)
+            return 1
+        print("wrote " + ", ".join(str(p) for p in written))
+        return 0
+    if args.command == "pages":
+        from gatedrnn.report.protocol_page import render_protocol_section, replace_protocol_section
+        from gatedrnn.report.results_page import (
+            render_readme_summary,
+            render_results_page,
+            replace_readme_summary,
+        )
+
+        Path(args.page).write_text(render_results_page(args.reference))
+        readme = Path(args.readme)
+        text = replace_readme_summary(readme.read_text(), render_readme_summary(args.reference))
+        text = replace_protocol_section(text, render_protocol_section(args.reference, Path.cwd()))
+        readme.write_text(text)
+        print(f"wrote {args.page} and the summary in {args.readme}")
+        return 0
+    if args.command == "collect":
+        try:
+            manifest = collect(Path(args.results), Path(args.out), args.stage, load_config(args.configfile),
+                               Path(args.provenance), Path.cwd(), args.note,
+                               Path(args.projection) if args.projection else None)  # fmt: skip
+        except ValueError as err:
+            print(f"ERROR: {err}", file=sys.stderr)
+            return 1
+        stage = manifest["stages"][args.stage]
+        print(f"stage {args.stage}: {len(stage['files'])} files into {args.out} (commit {stage['commit']})")
+        print(f"training jobs recorded: {manifest['totals']}")
+        if "projection" in stage:
+            print(f"projected against actual: {stage['projection']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,213 @@
+"""Collecting a finished stage of the reference run into ``reference/``: its small
+outputs, and the manifest that says how, where and from what they were made."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import subprocess
+from datetime import UTC, datetime
+from pathlib import Path
+
+REFERENCE = Path("reference")
+MANIFEST = "manifest.json"
+LEDGER_FILES = ("claims.csv", "claims.md", "claims.html")
+PROSE_FILES = ("open_questions.md",)
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def git_commit(repo: Path) -> str:
+    try:
+        out = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True)
+        dirty = subprocess.run(["git", "-C", str(repo), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True).stdout.strip()  # fmt: skip
+        return out.stdout.strip() + ("-dirty" if dirty else "")
+    except OSError:
+        return "unknown"
+
+
+def read_benchmark(path: Path) -> dict:
+    lines = path.read_text().splitlines()
+    row = dict(zip(lines[0].split("\t"), lines[-1].split("\t"), strict=False))
+    return {"wall_s": float(row["s"]), "cpu_s": float(row["cpu_time"]), "max_rss_mb": float(row["max_rss"])}
+
+
+def training_jobs(results: Path) -> dict[str, dict]:
+    """``<regime>/<model>_s<seed>`` -> wall and CPU seconds, peak RSS, steps, the step it
+    resumed from (its own checkpoint) and the step it started from (a shorter run's state)."""
+    jobs = {}
+    for bench in sorted((results / "benchmarks" / "train").glob("*/*.tsv")):
+        regime, run = bench.parent.name, bench.stem
+        entry = read_benchmark(bench)
+        summary_path = results / "models" / regime / run / "summary.json"
+        if summary_path.exists():
+            summary = json.loads(summary_path.read_text())
+            entry["steps"] = summary["train_config"]["steps"]
+            entry["resumed_from_step"] = summary.get("resumed_from_step")
+            # a long run that continued a shorter run's state (prefix sharing) trained fewer steps
+            entry["prefix_from_step"] = (summary.get("prefix_from") or {}).get("step")
+            entry["threads"] = summary.get("threads")
+        jobs[f"{regime}/{run}"] = entry
+    return jobs
+
+
+def _relative_owners(owner: dict[str, str]) -> dict[str, str]:
+    """File -> stage, keyed by the path inside reference/ (``tables/x.csv``); older
+    manifests keyed it by the absolute path of the checkout that collected it."""
+    fixed = {}
+    for key, stage in owner.items():
+        parts = Path(key).parts
+        if key.startswith("/"):
+            key = "/".join(parts[-2:]) if parts[-2] in ("tables", "figures") else parts[-1]
+        fixed[key] = stage
+    return fixed
+
+
+def _copy_checked(src: Path, dst: Path, key: str, owner: dict[str, str], stage: str) -> None:
+    if dst.exists() and dst.read_bytes() != src.read_bytes() and owner.get(key, stage) != stage:
+        raise ValueError(
+            f"{dst} was collected by stage {owner[key]!r} and the run's {src} differs from it; "
+            "collect each stage from one run, or start reference/ afresh"
+        )
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(src, dst)
+    owner.setdefault(key, stage)
+
+
+def projection_against_actual(projected: dict[str, float], jobs: dict[str, dict]) -> dict:
+    """``python -m gatedrnn.estimate --json``'s projected CPU seconds per job, set
+    against the CPU seconds the same jobs took (those the run has)."""
+    ran = [name for name in projected if name in jobs]
+    planned = sum(projected[name] for name in ran)
+    actual = sum(jobs[name]["cpu_s"] for name in ran)
+    return {
+        "jobs_projected": len(projected),
+        "jobs_run": len(ran),
+        "projected_cpu_hours": round(sum(projected.values()) / 3600, 3),
+        "projected_cpu_hours_of_jobs_run": round(planned / 3600, 3),
+        "actual_cpu_hours_of_jobs_run": round(actual / 3600, 3),
+        "actual_over_projected": round(actual / planned, 3) if planned else None,
+    }
+
+
+def collect(
+    results: Path,
+    out: Path,
+    stage: str,
+    config: dict,
+    corpus_provenance: Path,
+    repo: Path,
+    note: str = "",
+    projection: Path | None = None,
+) -> dict:
+    """Copy the run's small outputs into ``out`` and record the stage in the manifest
+    (its commit, its config, ``note``: how it was run where that is not plain, and,
+    given the estimate's ``--json`` file made before the stage ran, its projected
+    CPU time against the actual)."""
+    manifest_path = out / MANIFEST
+    manifest = {"stages": {}, "files": {}}
+    if manifest_path.exists():
+        manifest = json.loads(manifest_path.read_text())
+    owner = _relative_owners(manifest.setdefault("files", {}))
+    manifest["files"] = owner
+    copied = []
+    for sub, pattern in (("tables", "*.csv"), ("figures", "*.png")):
+        for src in sorted((results / sub).glob(pattern)):
+            name = f"{sub}/{src.name}"
+            _copy_checked(src, out / name, name, owner, stage)
+            copied.append(name)
+    for name in LEDGER_FILES + PROSE_FILES:
+        if (results / name).exists():
+            _copy_checked(results / name, out / name, name, owner, stage)
+            copied.append(name)
+    provenance = json.loads(corpus_provenance.read_text()) if corpus_provenance.exists() else {}
+    machine = this_machine(config)
+    record = {
+        "commit": git_commit(repo),
+        "collected": datetime.now(UTC).isoformat(timespec="seconds"),
+        "config": config,
+        "files": copied,
+        "machine": machine,
+    }
+    if note:
+        record["note"] = note
+    manifest["stages"][stage] = record
+    manifest["config"] = config
+    manifest["corpus"] = {
+        k: provenance.get(k) for k in ("corpus_sha256", "source", "characters", "vocab_size")
+    }
+    # The top-level machine is the one of the stages collected before each stage
+    # recorded its own (``machine``): kept as it was, never overwritten by a later stage.
+    for key, value in machine.items():
+        manifest.setdefault(key, value)
+    jobs = manifest.setdefault("training_jobs", {})
+    run_jobs = training_jobs(results)
+    retrained = {}
+    for name, job in run_jobs.items():
+        first = jobs.get(name)
+        if first is None or first.get("stage") == stage:
+            jobs[name] = job | {"stage": stage}
+        else:
+            # trained before by another stage (its results/ were gone): a cost of this stage
+            retrained[name] = job
+    record["training_jobs"] = sorted(run_jobs)
+    if retrained:
+        record["retrained"] = retrained
+    if projection is not None:
+        projected = json.loads(projection.read_text())
+        record["projection"] = projection_against_actual(projected, run_jobs)
+    manifest["totals"] = totals(manifest)
+    out.mkdir(parents=True, exist_ok=True)
+    manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    return manifest
+
+
+def this_machine(config: dict) -> dict:
+    """What a stage ran on: trained floats are bit-identical only on the same CPU
+    model with the same threads per job (README: comparing a run)."""
+    import torch
+
+    return {
+        "cpu": cpu_model(),
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "threads_per_job": config.get("train", {}).get("threads"),
+    }
+
+
+def totals(manifest: dict) -> dict:
+    """Every training the reference run took: each model's first training
+    (``training_jobs``) and the retrainings of later stages that started without an
+    earlier stage's ``results/`` (``retrained``)."""
+    first = list(manifest.get("training_jobs", {}).values())
+    again = [job for stage in manifest["stages"].values() for job in stage.get("retrained", {}).values()]
+    every = first + again
+    return {
+        "training_jobs": len(first),
+        "retrained_jobs": len(again),
+        "cpu_hours": round(sum(j["cpu_s"] for j in every) / 3600, 3),
+        "cpu_hours_first_trainings": round(sum(j["cpu_s"] for j in first) / 3600, 3),
+        "wall_hours_summed": round(sum(j["wall_s"] for j in every) / 3600, 3),
+        "steps_saved_by_prefix": sum(j.get("prefix_from_step") or 0 for j in every),
+        "cpu_hours_saved_by_prefix": round(sum(map(prefix_saving, every)) / 3600, 3),
+    }
+
+
+def prefix_saving(job: dict) -> float:
+    """CPU seconds a job did not spend because it started from a shorter run's state:
+    the steps it skipped at the cost per step of the steps it trained."""
+    skipped = job.get("prefix_from_step") or 0
+    trained = job.get("steps", 0) - skipped - (job.get("resumed_from_step") or 0)
+    return skipped * job["cpu_s"] / trained if skipped and trained > 0 else 0.0

@@ -1,0 +1,142 @@
+"""What is computed from ``reference/``'s own tables rather than from a run: the
+claims ledger, the scoreboard of regimes, and the scoreboard's confirmation on a
+run that trained only the confirmation's models."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def reference_ledger(reference: Path, config: dict, workflow: Path):
+    """The claims ledger of ``reference/``'s tables: the same claims and the same
+    :func:`gatedrnn.claims.build_ledger` as the ``claims`` rule, each table the rule
+    reads (``results/tables/x.csv``) read from ``reference/tables/x.csv`` instead.
+    None while a table it needs is not in the reference yet (a stage to come)."""
+    import pandas as pd
+
+    from gatedrnn.claims import build_ledger, claim_tables, ledger_claims, regime_tables
+    from gatedrnn.plan import Plan
+
+    plan = Plan.from_config(config)
+    claims = ledger_claims(workflow / "config/published.yaml", workflow / "config/new_findings.yaml",
+                           enabled=plan.enabled_questions, known=list(config["open_questions"]))  # fmt: skip
+    needed = claim_tables(claims)
+    regimes = regime_tables(claims) if plan.sweep_points else []
+    located = {path: reference / "tables" / Path(path).name for path in [*needed, *regimes]}
+    if not all(p.exists() for p in located.values()):
+        return None
+    tables = {path: pd.read_csv(located[path]) for path in needed}
+    regime_table = pd.read_csv(located[regimes[0]]) if regimes else None
+    return build_ledger(claims, tables, plan.claim_models, regime_table)
+
+
+def reference_scoreboard(reference: Path, config: dict, workflow: Path):
+    """The scoreboard of regimes of ``reference/``'s tables: the regime tables and the
+    claims' own tables, judged by :mod:`gatedrnn.claims.scoreboard` exactly as the
+    ``protocol_scoreboard`` checkpoint does. None while a table is missing."""
+    import pandas as pd
+
+    from gatedrnn.claims import load_claims
+    from gatedrnn.claims.scoreboard import regime_frame, regime_verdicts, scoreboard
+    from gatedrnn.plan import CORPUS_SIZE, REGIME_SENSITIVITY, Plan
+    from gatedrnn.plan.published import regime_view_tables
+
+    plan = Plan.from_config(config)
+    published = workflow / "config/published.yaml"
+    regime_paths = ([REGIME_SENSITIVITY] if plan.sweep_points else []) + [CORPUS_SIZE]
+    needed = regime_view_tables(str(published))
+    located = {path: reference / "tables" / Path(path).name for path in [*needed, *regime_paths]}
+    if not all(p.exists() for p in located.values()):
+        return None
+    regimes = regime_frame(*(pd.read_csv(located[path]) for path in regime_paths))
+    tables = {path: pd.read_csv(located[path]) for path in needed}
+    verdicts = regime_verdicts(load_claims(published), tables, plan.claim_models, regimes)
+    return scoreboard(verdicts, regimes)
+
+
+def confirmation_files(reference: Path, config: dict, workflow: Path) -> list[str]:
+    """What the scoreboard's confirmation trains, as Snakemake targets: each run's
+    ``summary.json``, ``history.csv`` and probe gates (its best regimes are read
+    from the scoreboard of ``reference/``'s tables)."""
+    from gatedrnn.claims.scoreboard import best_regimes
+    from gatedrnn.plan import Plan
+    from gatedrnn.plan.paths import run_files
+
+    board = reference_scoreboard(reference, config, workflow)
+    if board is None:
+        raise ValueError(
+            "the reference lacks tables the scoreboard reads: collect stages regimes and protocol"
+        )
+    runs = Plan.from_config(config).confirmation_runs(
+        best_regimes(board, config["protocol"]["confirm"]["regimes"])
+    )
+    return [path for name in ("summary.json", "history.csv", "gates") for path in run_files(runs, name)]
+
+
+def complete_protocol(reference: Path, results: Path, config: dict, workflow: Path) -> list[Path]:
+    """The protocol stage's last outputs for a run whose ``results/`` lacks the earlier
+    stages' models: the scoreboard of ``reference/``'s tables, its confirmation on
+    the runs ``results`` trained (:func:`confirmation_files`) and the figure, written
+    into ``results`` by the functions and in the order of the rules
+    ``protocol_scoreboard``, ``protocol_confirmation`` and ``protocol_scoreboard_figure``."""
+    import pandas as pd
+
+    from gatedrnn.claims import load_claims
+    from gatedrnn.claims.scoreboard import confirmation
+    from gatedrnn.plan import PROTOCOL_CONFIRMATION, PROTOCOL_FIGURE, PROTOCOL_SCOREBOARD, Plan
+    from gatedrnn.plan.published import regime_view_tables
+    from gatedrnn.report.protocol import plot_scoreboard
+    from gatedrnn.tables.regime_sweep import load_runs
+
+    def located(path: str) -> Path:  # results/x -> <results>/x
+        return results / Path(path).relative_to("results")
+
+    files = confirmation_files(reference, config, workflow)
+    missing = [f for f in files if not located(f).exists()]
+    if missing:
+        raise ValueError(
+            f"{len(missing)} of the confirmation's {len(files)} files are missing, e.g. {missing[0]}: "
+            "train them first (python -m gatedrnn.reference confirm --targets lists them for snakemake)"
+        )
+    plan = Plan.from_config(config)
+    published = workflow / "config/published.yaml"
+    board_path, table_path, figure_path = map(
+        located, (PROTOCOL_SCOREBOARD, PROTOCOL_CONFIRMATION, PROTOCOL_FIGURE)
+    )
+    regimes_path = table_path.with_name("protocol_confirmation_regimes.csv")
+    board_path.parent.mkdir(parents=True, exist_ok=True)
+    figure_path.parent.mkdir(parents=True, exist_ok=True)
+    reference_scoreboard(reference, config, workflow).to_csv(board_path, index=False)
+    third = len(files) // 3
+    runs = load_runs(*(map(located, files[i * third : (i + 1) * third]) for i in range(3)))
+    tables = {
+        path: pd.read_csv(reference / "tables" / Path(path).name)
+        for path in regime_view_tables(str(published))
+    }
+    points = [*plan.sweep_points, *plan.corpus_size_points]
+    table, regimes = confirmation(
+        pd.read_csv(board_path), config["protocol"]["confirm"]["regimes"], points, runs,
+        load_claims(published), tables, plan.claim_models,
+    )  # fmt: skip
+    regimes.to_csv(regimes_path, index=False)
+    table.to_csv(table_path, index=False)
+    plot_scoreboard(pd.read_csv(board_path), pd.read_csv(table_path), figure_path)
+    return [board_path, table_path, regimes_path, figure_path]
+
+
+def write_ledger(ledger, out: Path) -> None:
+    from gatedrnn.claims import render_html, render_markdown
+
+    ledger.to_csv(out / "claims.csv", index=False)
+    (out / "claims.md").write_text(render_markdown(ledger))
+    (out / "claims.html").write_text(render_html(ledger))
+
+
+def load_config(files: list[str]) -> dict:
+    import yaml
+    from snakemake.utils import update_config
+
+    config: dict = {}
+    for path in files:
+        update_config(config, yaml.safe_load(Path(path).read_text()))
+    return config
