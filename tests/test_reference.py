@@ -153,6 +153,30 @@ def test_the_reference_ledger_is_the_claims_rules_ledger(smoke_run):
         assert (out / name).read_bytes() == (smoke_run / "results" / name).read_bytes(), name
 
 
+@pytest.mark.workflow
+def test_the_reference_answers_are_the_report_rules_answers(smoke_run):
+    from conftest import REPO, SMOKE_CONFIG
+
+    from gatedrnn.reference import load_config, reference_open_questions
+
+    config = load_config([str(REPO / "config/config.yaml"), str(SMOKE_CONFIG)])
+    text = reference_open_questions(smoke_run / "results", config)
+    assert text == (smoke_run / "results" / "open_questions.md").read_text()
+
+
+def test_files_computed_from_the_reference_are_a_stage_of_the_manifest(tmp_path):
+    from gatedrnn.reference.manifest import record_derived
+
+    results = fake_run(tmp_path)
+    out = tmp_path / "reference"
+    collect(results, out, "study", {}, tmp_path / "data/corpus.json", tmp_path)
+    (out / "open_questions.md").write_text("answers\n")
+    manifest = record_derived(out, "ledger", ["claims.csv", "open_questions.md"], tmp_path, "from tables")
+    assert manifest["stages"]["ledger"]["files"] == ["claims.csv", "open_questions.md"]
+    assert manifest["files"]["claims.csv"] == "ledger" and manifest["files"]["tables/t.csv"] == "study"
+    assert json.loads((out / "manifest.json").read_text()) == manifest
+
+
 def test_the_reference_ledger_waits_for_every_table(tmp_path):
     from conftest import REPO, SMOKE_CONFIG
 

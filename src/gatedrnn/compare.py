@@ -16,10 +16,10 @@ model, gate, cell, regime, seed, ...). Each float value of the run is then:
 
 A table whose labels do not line up with the reference's (another config, another
 corpus) is reported as not comparable, value by value nothing. What to expect:
-the same config on the same machine class with the same threads per job gives
+the same config on the same CPU model with the same threads per job gives
 identical trained tables; another CPU model or a GPU gives different float
-rounding, so trained numbers move within (usually far inside) the seed spread,
-while closed-form tables stay identical.
+rounding, so trained numbers move (reference/README.md, "Another CPU model",
+measures by how much), while closed-form tables stay identical.
 """
 
 from __future__ import annotations

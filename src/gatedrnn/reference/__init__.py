@@ -2,7 +2,7 @@
 with a manifest that says how, where and from what they were made.
 
     python -m gatedrnn.reference collect --stage study     # after `snakemake --cores 2 stage_study`
-    python -m gatedrnn.reference ledger                    # claims.{csv,md,html} from reference/tables
+    python -m gatedrnn.reference ledger                    # claims.*, open_questions.md from reference/tables
     python -m gatedrnn.reference pages                     # docs/results.md and the README's summary
     python -m gatedrnn.reference scoreboard                # check reference/'s scoreboard against its tables
     python -m gatedrnn.reference confirm [--targets]       # the confirmation, from reference/'s tables
@@ -29,6 +29,7 @@ from gatedrnn.reference.tables import (
     confirmation_files,
     load_config,
     reference_ledger,
+    reference_open_questions,
     reference_scoreboard,
     write_ledger,
 )
@@ -42,6 +43,7 @@ __all__ = [
     "load_config",
     "read_benchmark",
     "reference_ledger",
+    "reference_open_questions",
     "reference_scoreboard",
     "training_jobs",
     "write_ledger",

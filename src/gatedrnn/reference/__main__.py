@@ -7,12 +7,13 @@ import sys
 from pathlib import Path
 
 from gatedrnn.reference import __doc__ as PACKAGE_DOC
-from gatedrnn.reference.manifest import REFERENCE, collect
+from gatedrnn.reference.manifest import REFERENCE, collect, record_derived
 from gatedrnn.reference.tables import (
     complete_protocol,
     confirmation_files,
     load_config,
     reference_ledger,
+    reference_open_questions,
     reference_scoreboard,
     write_ledger,
 )
@@ -35,7 +36,8 @@ def main(argv: list[str] | None = None) -> int:
         "the manifest sets its projected CPU time against the actual",
     )
     s = sub.add_parser(
-        "ledger", help="claims.{csv,md,html} from reference/'s tables (once every stage is in)"
+        "ledger",
+        help="claims.{csv,md,html} and open_questions.md from reference/'s tables (once every stage is in)",
     )
     s.add_argument("--reference", default=str(REFERENCE))
     s.add_argument("--configfile", nargs="+", default=["config/config.yaml"])
@@ -59,14 +61,24 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("--readme", default="README.md")
     args = parser.parse_args(argv)
     if args.command == "ledger":
-        ledger = reference_ledger(Path(args.reference), load_config(args.configfile), Path.cwd())
+        config = load_config(args.configfile)
+        ledger = reference_ledger(Path(args.reference), config, Path.cwd())
         if ledger is None:
             print("the reference lacks tables the ledger reads: collect every stage first", file=sys.stderr)
             return 1
-        write_ledger(ledger, Path(args.reference))
+        reference = Path(args.reference)
+        write_ledger(ledger, reference)
+        written = ["claims.csv", "claims.md", "claims.html"]
+        answers = reference_open_questions(reference, config)
+        if answers is not None:
+            (reference / "open_questions.md").write_text(answers)
+            written.append("open_questions.md")
+        record_derived(reference, "ledger", written, Path.cwd(),
+                       "computed from reference/tables by python -m gatedrnn.reference ledger")  # fmt: skip
         from gatedrnn.claims import summary_line
 
         print(summary_line(ledger))
+        print("wrote " + ", ".join(written))
         return 0
     if args.command == "scoreboard":
         board = reference_scoreboard(Path(args.reference), load_config(args.configfile), Path.cwd())

@@ -211,3 +211,22 @@ def prefix_saving(job: dict) -> float:
     skipped = job.get("prefix_from_step") or 0
     trained = job.get("steps", 0) - skipped - (job.get("resumed_from_step") or 0)
     return skipped * job["cpu_s"] / trained if skipped and trained > 0 else 0.0
+
+
+def record_derived(out: Path, stage: str, files: list[str], repo: Path, note: str) -> dict:
+    """Record files computed from ``reference/``'s own tables (no run behind them: the
+    final ledger, the open questions' answers) as stage ``stage`` of the manifest."""
+    manifest_path = out / MANIFEST
+    manifest = json.loads(manifest_path.read_text())
+    owner = _relative_owners(manifest.setdefault("files", {}))
+    for name in files:
+        owner[name] = stage
+    manifest["files"] = owner
+    manifest["stages"][stage] = {
+        "commit": git_commit(repo),
+        "collected": datetime.now(UTC).isoformat(timespec="seconds"),
+        "files": sorted(files),
+        "note": note,
+    }
+    manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    return manifest

@@ -30,6 +30,21 @@ def reference_ledger(reference: Path, config: dict, workflow: Path):
     return build_ledger(claims, tables, plan.claim_models, regime_table)
 
 
+def reference_open_questions(reference: Path, config: dict) -> str | None:
+    """``open_questions.md`` of ``reference/``'s question tables: the rule
+    ``open_questions_report``'s text (:func:`gatedrnn.questions.report.open_questions_report`)
+    on the committed tables. None while a question's table is not in yet."""
+    import pandas as pd
+
+    from gatedrnn.plan import Plan
+    from gatedrnn.questions.report import open_questions_report
+
+    located = [reference / "tables" / Path(t).name for t in Plan.from_config(config).open_question_tables]
+    if not located or not all(p.exists() for p in located):
+        return None
+    return open_questions_report({p.stem: pd.read_csv(p) for p in located})
+
+
 def reference_scoreboard(reference: Path, config: dict, workflow: Path):
     """The scoreboard of regimes of ``reference/``'s tables: the regime tables and the
     claims' own tables, judged by :mod:`gatedrnn.claims.scoreboard` exactly as the
