@@ -147,10 +147,10 @@ def collect(
     manifest["corpus"] = {
         k: provenance.get(k) for k in ("corpus_sha256", "source", "characters", "vocab_size")
     }
-    # The top-level machine is the one of the stages collected before each stage
-    # recorded its own (``machine``): kept as it was, never overwritten by a later stage.
-    for key, value in machine.items():
-        manifest.setdefault(key, value)
+    # The top-level machine is the first stage's (and that of the stages collected
+    # before each recorded its own ``machine``): a later stage never overwrites it.
+    if len(manifest["stages"]) == 1:
+        manifest.update(machine)
     jobs = manifest.setdefault("training_jobs", {})
     run_jobs = training_jobs(results)
     retrained = {}
@@ -183,6 +183,8 @@ def this_machine(config: dict) -> dict:
         "cores": os.cpu_count(),
         "python": platform.python_version(),
         "torch": torch.__version__,
+        # the instruction set PyTorch's kernels dispatch to on this CPU (AVX2, AVX512, ...)
+        "cpu_capability": torch.backends.cpu.get_cpu_capability(),
         "threads_per_job": config.get("train", {}).get("threads"),
     }
 
