@@ -61,6 +61,24 @@ def test_a_difference_without_seeds_is_unexplained_and_nan_matches_nan():
     assert compare_tables("t.csv", with_nan.copy(), with_nan).counts["identical"] == 6
 
 
+def test_a_count_that_differs_is_a_value_not_a_row_label():
+    """Integer statistics (units below a half) move with the floats on another CPU;
+    they are compared, while the integer labels that match rows (seed) stay labels."""
+    reference = LONG.assign(units_below_half=[100, 110, 120, 50, 52, 57])
+    run = reference.copy()
+    run.loc[0, "units_below_half"] = 104  # lstm seeds span 20: within
+    run.loc[3, "units_below_half"] = 60  # gru seeds span 7: beyond
+    result = compare_tables("t.csv", run, reference)
+    assert result.status == "compared"
+    got = statuses(result)
+    assert got["lstm_w8 0/units_below_half"] == "within spread"
+    assert got["gru_w8 0/units_below_half"] == "beyond spread"
+    assert got["lstm_w8 0/mean"] == "identical"
+    assert compare_tables("t.csv", run.assign(seed=[0, 1, 3] * 2), reference).status.startswith(
+        "not comparable"
+    )
+
+
 @pytest.mark.parametrize(
     "run, why",
     [

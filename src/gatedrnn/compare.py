@@ -4,7 +4,8 @@ which differ within the seeds' spread, and which differ beyond it.
     python -m gatedrnn.compare --run results --reference reference [--details out.csv] [--strict]
 
 Rows are matched on their label columns (every column that is not a float:
-model, gate, cell, regime, seed, ...). Each float value of the run is then:
+model, gate, cell, regime, seed, ...; an integer column that differs between the
+two, a count such as units below a half, is a value instead). Each float value of the run is then:
 
 - ``identical``: the same bits as the reference (NaN matches NaN);
 - ``within spread``: off by no more than the reference's own spread over seeds for
@@ -50,6 +51,22 @@ def _label_columns(frame: pd.DataFrame) -> list[str]:
     return [c for c in frame.columns if not pd.api.types.is_float_dtype(frame[c])]
 
 
+def _counted_columns(run: pd.DataFrame, reference: pd.DataFrame) -> list[str]:
+    """Integer columns that differ between the two tables: statistics that count
+    (units below a half, units past ten characters), values to compare rather than
+    labels to match rows on. Labels (seed, width, step) are the same in both."""
+    if len(run) != len(reference):
+        return []
+    return [
+        c
+        for c in _label_columns(reference)
+        if c != SEED_COLUMN
+        and pd.api.types.is_integer_dtype(reference[c])
+        and pd.api.types.is_integer_dtype(run[c])
+        and not run[c].reset_index(drop=True).equals(reference[c].reset_index(drop=True))
+    ]
+
+
 def _same_bits(a: float, b: float) -> bool:
     if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
         return True
@@ -86,6 +103,8 @@ def compare_tables(name: str, run: pd.DataFrame, reference: pd.DataFrame) -> Tab
     labels = _label_columns(reference)
     if _label_columns(run) != labels:
         return TableComparison(name, "not comparable: column types differ", empty)
+    counted = _counted_columns(run, reference)
+    labels = [c for c in labels if c not in counted]
     run_keys = run[labels].astype(str).agg("\x1f".join, axis=1) if labels else run.index.astype(str)
     ref_keys = (
         reference[labels].astype(str).agg("\x1f".join, axis=1) if labels else reference.index.astype(str)

@@ -8,13 +8,14 @@ value of a claim in ``config/published.yaml``), never typed.
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
 import pandas as pd
 
 from gatedrnn.claims import load_claims
-from gatedrnn.report.results_page import fmt, markdown_table
+from gatedrnn.report.results_page import fmt, markdown_table, stage_machine
 
 PROTOCOL_BEGIN = "<!-- BEGIN protocol section (python -m gatedrnn.reference pages) -->"
 PROTOCOL_END = "<!-- END protocol section -->"
@@ -81,9 +82,29 @@ def scoreboard_part(reference: Path) -> list[str]:
         seeds = int(confirmation["seeds"].min())
         lines += [
             "",
-            f"Trained again at {seeds} seeds (`reference/tables/protocol_confirmation.csv`): {rows}.",
+            f"Trained again at {seeds} seeds (`reference/tables/protocol_confirmation.csv`): {rows}."
+            + machine_note(reference, "tables/protocol_confirmation.csv", "tables/regime_sensitivity.csv"),
         ]
     return lines
+
+
+def machine_note(reference: Path, table: str, against: str) -> str:
+    """A sentence when two tables of the reference were made on different CPU models
+    (the manifest's stage of each), whose trained floats differ in their last digits."""
+    path = reference / "manifest.json"
+    if not path.exists():
+        return ""
+    manifest = json.loads(path.read_text())
+    owners = manifest.get("files", {})
+    if table not in owners or against not in owners:
+        return ""
+    mine, theirs = (stage_machine(manifest, owners[t])["cpu"] for t in (table, against))
+    if mine == theirs:
+        return ""
+    return (
+        f" Those seeds were trained on {mine}, the scoreboard's single seeds on {theirs}, so even "
+        'the seed both share differs in its last digits (reference/README.md, "Another CPU model").'
+    )
 
 
 def corpus_size_part(reference: Path, published: dict[str, float]) -> list[str]:
