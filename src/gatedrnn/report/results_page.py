@@ -64,6 +64,18 @@ SECTIONS = (
             ("cell", "optimizer", "lr", "steps", "best_val_loss", "gate_mean", "half_life_median",
              "half_life_max", "corr_i_one_minus_f", "gru_minus_lstm"),
             "One row per (cell, regime), averaged over the sweep's seeds."),
+    Section("questions", "G1: what the reset gate does", "open_reset_gate.csv",
+            ("comparison", "model", "reference_model", "seed", "params", "loss", "reference_loss",
+             "loss_difference"),
+            "The trained budget GRU evaluated with r pinned to 1, and GRUs trained without a reset gate "
+            "against the GRU at the same budget and at the same width."),
+    Section("questions", "G5: the reset-before (Cho) GRU against PyTorch's", "cho_vs_pytorch_gru.csv",
+            ("model", "placement", "width", "params", "seed_0", "seed_1", "seed_2", "median",
+             "median_minus_pytorch"), "Best validation loss (nats/char) at the same parameter budget."),
+    Section("questions", "G6: a task that needs long memory (copy at distance 32)", "long_memory.csv",
+            ("regime", "model", "seed", "forget_bias", "best_val_loss", "recall_accuracy",
+             "recall_chance_accuracy", "keep_gate_mean"),
+            "Recall of the key 32 characters back, on the probe lines of the generated copy task."),
 )  # fmt: skip
 
 STAGES = {
