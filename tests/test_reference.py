@@ -255,3 +255,16 @@ def test_the_results_page_names_each_stage_part_with_its_own_machine():
     assert rows[0].endswith("| CPU A | not recorded |") and rows[1].endswith("| CPU B | 2 (1) |")
     assert any(line.startswith("| questions |") and "not run yet" in line for line in lines)
     assert "1 of them trained again" in lines[-1]
+
+
+def test_a_stage_collected_in_part_says_so_on_the_pages(tmp_path):
+    from gatedrnn.report.results_page import held, provenance
+
+    results = fake_run(tmp_path)
+    manifest = collect(results, tmp_path / "reference", "questions", {}, tmp_path / "data/corpus.json",
+                       tmp_path, partial=True)  # fmt: skip
+    assert manifest["stages"]["questions"]["partial"] is True
+    assert held(manifest, "questions") == "the open questions (in part)"
+    assert any(
+        line.startswith("| questions | the open questions (in part) |") for line in provenance(manifest)
+    )

@@ -30,6 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--configfile", nargs="+", default=["config/config.yaml"])
     c.add_argument("--provenance", default="data/corpus.json")
     c.add_argument("--note", default="", help="how the stage was run, where that is not plain")
+    c.add_argument("--partial", action="store_true", help="some of the stage's targets are still to come")
     c.add_argument(
         "--projection",
         help="the file `python -m gatedrnn.estimate --json FILE` wrote before the stage ran: "
@@ -131,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             manifest = collect(Path(args.results), Path(args.out), args.stage, load_config(args.configfile),
                                Path(args.provenance), Path.cwd(), args.note,
-                               Path(args.projection) if args.projection else None)  # fmt: skip
+                               Path(args.projection) if args.projection else None, args.partial)  # fmt: skip
         except ValueError as err:
             print(f"ERROR: {err}", file=sys.stderr)
             return 1

@@ -110,6 +110,7 @@ def collect(
     repo: Path,
     note: str = "",
     projection: Path | None = None,
+    partial: bool = False,
 ) -> dict:
     """Copy the run's small outputs into ``out`` and record the stage in the manifest
     (its commit, its config, ``note``: how it was run where that is not plain, and,
@@ -142,6 +143,8 @@ def collect(
     }
     if note:
         record["note"] = note
+    if partial:
+        record["partial"] = True  # some of the stage's targets are still to come
     manifest["stages"][stage] = record
     manifest["config"] = config
     manifest["corpus"] = {

@@ -76,6 +76,11 @@ SECTIONS = (
             ("regime", "model", "seed", "forget_bias", "best_val_loss", "recall_accuracy",
              "recall_chance_accuracy", "keep_gate_mean"),
             "Recall of the key 32 characters back, on the probe lines of the generated copy task."),
+    Section("questions", "G2: the GRU's advantage split at each reference width", "split_by_width.csv",
+            ("reference_width", "component", "comparison", "loss_difference", "share_of_total",
+             "lstm_median", "gru_same_width_median", "gru_same_budget_median", "budget_gru_width"),
+            "D4 with the LSTM at each width R: structure is LSTM wR against GRU wR, width is GRU wR "
+            "against the GRU at the LSTM's budget; medians over seeds."),
 )  # fmt: skip
 
 STAGES = {
@@ -126,6 +131,12 @@ def collected(manifest: dict, kind: str) -> list[str]:
     return sorted(names, key=lambda name: stages[name].get("collected", ""))
 
 
+def held(manifest: dict, kind: str) -> str:
+    """What a stage kind holds, "(in part)" while its latest part was collected partial."""
+    latest = manifest["stages"][collected(manifest, kind)[-1]]
+    return STAGES[kind] + (" (in part)" if latest.get("partial") else "")
+
+
 def stage_machine(manifest: dict, name: str) -> dict:
     """The machine a stage ran on: its own record, else the manifest's top-level one
     (stages collected before each recorded its own)."""
@@ -152,7 +163,8 @@ def provenance(manifest: dict) -> list[str]:
             trained = stage.get("training_jobs")
             again = len(stage.get("retrained", {}))
             count = "not recorded" if trained is None else f"{len(trained)} ({again})"
-            lines.append(f"| {name} | {what} | {stage['commit'][:12]} | {machine['cpu']} | {count} |")
+            part = " (in part)" if stage.get("partial") else ""
+            lines.append(f"| {name} | {what}{part} | {stage['commit'][:12]} | {machine['cpu']} | {count} |")
     corpus = manifest.get("corpus", {})
     totals = manifest.get("totals", {})
     lines += [
@@ -236,8 +248,9 @@ def render_readme_summary(reference: str | Path) -> str:
         lines.append("No stage of the reference run is committed yet.")
     else:
         totals = manifest.get("totals", {})
+        holds = ", ".join(held(manifest, s) for s in stages)
         lines.append(
-            f"The committed reference run (`reference/`) holds {', '.join(STAGES[s] for s in stages)}: "
+            f"The committed reference run (`reference/`) holds {holds}: "
             f"{totals.get('training_jobs', 0)} trained models, "
             f"{fmt(totals.get('cpu_hours', 0.0))} CPU-hours on {' and '.join(machines(manifest))}. "
             "Its tables, figures and numbers are on [docs/results.md](docs/results.md)."
