@@ -219,7 +219,7 @@ def test_completing_the_protocol_from_reference_tables_gives_the_rules_bytes(smo
 
     config = load_config([str(REPO / "config/config.yaml"), str(SMOKE_CONFIG)])
     reference = smoke_run / "results"  # its tables/ stand for reference/tables
-    files = confirmation_files(reference, config, REPO)
+    files = [path for paths in confirmation_files(reference, config, REPO).values() for path in paths]
     assert files and all((smoke_run / f).exists() for f in files)
     results = tmp_path / "results"
     for f in files:  # only the confirmation's runs, as a stage on a fresh machine trains them

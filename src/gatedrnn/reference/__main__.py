@@ -7,16 +7,7 @@ import sys
 from pathlib import Path
 
 from gatedrnn.reference import __doc__ as PACKAGE_DOC
-from gatedrnn.reference.manifest import REFERENCE, collect, record_derived
-from gatedrnn.reference.tables import (
-    complete_protocol,
-    confirmation_files,
-    load_config,
-    reference_ledger,
-    reference_open_questions,
-    reference_scoreboard,
-    write_ledger,
-)
+from gatedrnn.reference import manifest, tables
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -26,7 +17,7 @@ def main(argv: list[str] | None = None) -> int:
     c = sub.add_parser("collect", help="copy a finished stage's outputs into reference/")
     c.add_argument("--stage", required=True, help="study | regimes | questions | ledger (any name)")
     c.add_argument("--results", default="results")
-    c.add_argument("--out", default=str(REFERENCE))
+    c.add_argument("--out", default=str(manifest.REFERENCE))
     c.add_argument("--configfile", nargs="+", default=["config/config.yaml"])
     c.add_argument("--provenance", default="data/corpus.json")
     c.add_argument("--note", default="", help="how the stage was run, where that is not plain")
@@ -40,41 +31,41 @@ def main(argv: list[str] | None = None) -> int:
         "ledger",
         help="claims.{csv,md,html} and open_questions.md from reference/'s tables (once every stage is in)",
     )
-    s.add_argument("--reference", default=str(REFERENCE))
+    s.add_argument("--reference", default=str(manifest.REFERENCE))
     s.add_argument("--configfile", nargs="+", default=["config/config.yaml"])
     b = sub.add_parser(
         "scoreboard", help="the scoreboard of regimes from reference/'s tables, against its own"
     )
-    b.add_argument("--reference", default=str(REFERENCE))
+    b.add_argument("--reference", default=str(manifest.REFERENCE))
     b.add_argument("--configfile", nargs="+", default=["config/config.yaml"])
     f = sub.add_parser(
         "confirm",
         help="the scoreboard, its confirmation and figure into a run's results/, from reference/'s "
         "tables and the confirmation runs it trained (a stage protocol run without the earlier models)",
     )
-    f.add_argument("--reference", default=str(REFERENCE))
+    f.add_argument("--reference", default=str(manifest.REFERENCE))
     f.add_argument("--results", default="results")
     f.add_argument("--configfile", nargs="+", default=["config/config.yaml"])
     f.add_argument("--targets", action="store_true", help="only list the files to train, for snakemake")
     g = sub.add_parser("pages", help="render docs/results.md and the README's summary from reference/")
-    g.add_argument("--reference", default=str(REFERENCE))
+    g.add_argument("--reference", default=str(manifest.REFERENCE))
     g.add_argument("--page", default="docs/results.md")
     g.add_argument("--readme", default="README.md")
     args = parser.parse_args(argv)
     if args.command == "ledger":
-        config = load_config(args.configfile)
-        ledger = reference_ledger(Path(args.reference), config, Path.cwd())
+        config = tables.load_config(args.configfile)
+        ledger = tables.reference_ledger(Path(args.reference), config, Path.cwd())
         if ledger is None:
             print("the reference lacks tables the ledger reads: collect every stage first", file=sys.stderr)
             return 1
         reference = Path(args.reference)
-        write_ledger(ledger, reference)
+        tables.write_ledger(ledger, reference)
         written = ["claims.csv", "claims.md", "claims.html"]
-        answers = reference_open_questions(reference, config)
+        answers = tables.reference_open_questions(reference, config)
         if answers is not None:
             (reference / "open_questions.md").write_text(answers)
             written.append("open_questions.md")
-        record_derived(reference, "ledger", written, Path.cwd(),
+        manifest.record_derived(reference, "ledger", written, Path.cwd(),
                        "computed from reference/tables by python -m gatedrnn.reference ledger")  # fmt: skip
         from gatedrnn.claims import summary_line
 
@@ -82,7 +73,9 @@ def main(argv: list[str] | None = None) -> int:
         print("wrote " + ", ".join(written))
         return 0
     if args.command == "scoreboard":
-        board = reference_scoreboard(Path(args.reference), load_config(args.configfile), Path.cwd())
+        board = tables.reference_scoreboard(
+            Path(args.reference), tables.load_config(args.configfile), Path.cwd()
+        )
         if board is None:
             print(
                 "the reference lacks tables the scoreboard reads: collect stage protocol first",
@@ -102,12 +95,13 @@ def main(argv: list[str] | None = None) -> int:
             return 0 if same else 1
         return 0
     if args.command == "confirm":
-        config = load_config(args.configfile)
+        config = tables.load_config(args.configfile)
         try:
             if args.targets:
-                print("\n".join(confirmation_files(Path(args.reference), config, Path.cwd())))
+                by_kind = tables.confirmation_files(Path(args.reference), config, Path.cwd())
+                print("\n".join(path for paths in by_kind.values() for path in paths))
                 return 0
-            written = complete_protocol(Path(args.reference), Path(args.results), config, Path.cwd())
+            written = tables.complete_protocol(Path(args.reference), Path(args.results), config, Path.cwd())
         except ValueError as err:
             print(f"ERROR: {err}", file=sys.stderr)
             return 1
@@ -130,15 +124,18 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "collect":
         try:
-            manifest = collect(Path(args.results), Path(args.out), args.stage, load_config(args.configfile),
-                               Path(args.provenance), Path.cwd(), args.note,
-                               Path(args.projection) if args.projection else None, args.partial)  # fmt: skip
+            config = tables.load_config(args.configfile)
+            projection = Path(args.projection) if args.projection else None
+            saved = manifest.collect(
+                Path(args.results), Path(args.out), args.stage, config, Path(args.provenance),
+                Path.cwd(), args.note, projection, args.partial,
+            )  # fmt: skip
         except ValueError as err:
             print(f"ERROR: {err}", file=sys.stderr)
             return 1
-        stage = manifest["stages"][args.stage]
+        stage = saved["stages"][args.stage]
         print(f"stage {args.stage}: {len(stage['files'])} files into {args.out} (commit {stage['commit']})")
-        print(f"training jobs recorded: {manifest['totals']}")
+        print(f"training jobs recorded: {saved['totals']}")
         if "projection" in stage:
             print(f"projected against actual: {stage['projection']}")
     return 0

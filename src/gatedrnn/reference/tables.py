@@ -69,10 +69,13 @@ def reference_scoreboard(reference: Path, config: dict, workflow: Path):
     return scoreboard(verdicts, regimes)
 
 
-def confirmation_files(reference: Path, config: dict, workflow: Path) -> list[str]:
+CONFIRMATION_FILES = ("summary.json", "history.csv", "gates")
+
+
+def confirmation_files(reference: Path, config: dict, workflow: Path) -> dict[str, list[str]]:
     """What the scoreboard's confirmation trains, as Snakemake targets: each run's
-    ``summary.json``, ``history.csv`` and probe gates (its best regimes are read
-    from the scoreboard of ``reference/``'s tables)."""
+    ``summary.json``, ``history.csv`` and probe gates, by kind (its best regimes are
+    read from the scoreboard of ``reference/``'s tables)."""
     from gatedrnn.claims.scoreboard import best_regimes
     from gatedrnn.plan import Plan
     from gatedrnn.plan.paths import run_files
@@ -85,7 +88,7 @@ def confirmation_files(reference: Path, config: dict, workflow: Path) -> list[st
     runs = Plan.from_config(config).confirmation_runs(
         best_regimes(board, config["protocol"]["confirm"]["regimes"])
     )
-    return [path for name in ("summary.json", "history.csv", "gates") for path in run_files(runs, name)]
+    return {name: run_files(runs, name) for name in CONFIRMATION_FILES}
 
 
 def complete_protocol(reference: Path, results: Path, config: dict, workflow: Path) -> list[Path]:
@@ -106,7 +109,8 @@ def complete_protocol(reference: Path, results: Path, config: dict, workflow: Pa
     def located(path: str) -> Path:  # results/x -> <results>/x
         return results / Path(path).relative_to("results")
 
-    files = confirmation_files(reference, config, workflow)
+    by_kind = confirmation_files(reference, config, workflow)
+    files = [path for paths in by_kind.values() for path in paths]
     missing = [f for f in files if not located(f).exists()]
     if missing:
         raise ValueError(
@@ -122,8 +126,7 @@ def complete_protocol(reference: Path, results: Path, config: dict, workflow: Pa
     board_path.parent.mkdir(parents=True, exist_ok=True)
     figure_path.parent.mkdir(parents=True, exist_ok=True)
     reference_scoreboard(reference, config, workflow).to_csv(board_path, index=False)
-    third = len(files) // 3
-    runs = load_runs(*(map(located, files[i * third : (i + 1) * third]) for i in range(3)))
+    runs = load_runs(*(map(located, by_kind[name]) for name in CONFIRMATION_FILES))
     tables = {
         path: pd.read_csv(reference / "tables" / Path(path).name)
         for path in regime_view_tables(str(published))
