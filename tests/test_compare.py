@@ -79,6 +79,22 @@ def test_a_count_that_differs_is_a_value_not_a_row_label():
     )
 
 
+def test_a_count_that_agrees_still_leaves_the_seeds_together():
+    """A per-seed count that happens to agree in both runs must not become a row
+    label: it would split the seeds of a model into groups of one, without spread."""
+    reference = LONG.assign(units_below_half=[100, 110, 120, 50, 52, 57])
+    run = reference.copy()
+    run.loc[0, "mean"] += 0.001
+    result = compare_tables("t.csv", run, reference)
+    got = statuses(result)
+    assert got["lstm_w8 0/mean"] == "within spread"
+    assert got["lstm_w8 0/units_below_half"] == "identical"
+    # a design label that the text labels do not name stays a label
+    sweep = pd.DataFrame({"forget_bias": [0, 0, 1, 1], "seed": [0, 1, 0, 1], "loss": [1.0, 1.2, 1.1, 1.3]})
+    moved = sweep.assign(loss=[1.1, 1.2, 1.1, 1.3])
+    assert statuses(compare_tables("s.csv", moved, sweep))["0 0/loss"] == "within spread"
+
+
 @pytest.mark.parametrize(
     "run, why",
     [

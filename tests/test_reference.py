@@ -82,6 +82,26 @@ def test_a_model_a_later_stage_trains_again_is_its_cost_and_leaves_the_first_tra
     assert "retrained" not in manifest["stages"]["study"]
 
 
+def test_a_second_part_collected_from_the_same_run_counts_only_its_own_trainings(tmp_path):
+    """Stage parts collected one after the other from one results/: the jobs the first
+    part recorded (first trainings or retrainings) are not counted again."""
+    results = fake_run(tmp_path)
+    out = tmp_path / "reference"
+    collect(results, out, "study", {}, tmp_path / "data/corpus.json", tmp_path)
+    again = fake_run(tmp_path / "later")
+    bench = again / "benchmarks" / "train" / "default" / "lstm_w8_s0.tsv"
+    bench.write_text(BENCH + "6.0\t0:00:06\t354.96\t716.61\t268.70\t307.28\t0.00\t0.13\t69.78\t5.0")
+    collect(again, out, "questions", {}, tmp_path / "data/corpus.json", tmp_path)
+    new_job = again / "benchmarks" / "train" / "two_layers"
+    new_job.mkdir()
+    (new_job / "lstm_w8_s0.tsv").write_text(bench.read_text().replace("6.0\t", "9.0\t"))
+    manifest = collect(again, out, "questions_depth", {}, tmp_path / "data/corpus.json", tmp_path)
+    depth = manifest["stages"]["questions_depth"]
+    assert depth["training_jobs"] == ["two_layers/lstm_w8_s0"] and "retrained" not in depth
+    assert manifest["training_jobs"]["two_layers/lstm_w8_s0"]["stage"] == "questions_depth"
+    assert manifest["totals"]["training_jobs"] == 2 and manifest["totals"]["retrained_jobs"] == 1
+
+
 def test_file_owners_are_keyed_inside_reference_whatever_an_older_manifest_said(tmp_path):
     results = fake_run(tmp_path)
     out = tmp_path / "reference"
@@ -268,3 +288,27 @@ def test_a_stage_collected_in_part_says_so_on_the_pages(tmp_path):
     assert any(
         line.startswith("| questions | the open questions (in part) |") for line in provenance(manifest)
     )
+
+
+def test_tables_of_another_cpu_model_are_kept_with_the_stage_that_retrained_their_models(tmp_path):
+    from gatedrnn.reference.another_cpu import collect_another_cpu
+
+    results = fake_run(tmp_path)
+    out = tmp_path / "reference"
+    collect(results, out, "study", {}, tmp_path / "data/corpus.json", tmp_path)
+    with pytest.raises(ValueError, match="trained no model again"):
+        collect_another_cpu(results, out, "study", {}, tmp_path, "snakemake t")
+    again = fake_run(tmp_path / "later", value="1.6")
+    bench = again / "benchmarks" / "train" / "default" / "lstm_w8_s0.tsv"
+    bench.write_text(BENCH + "6.0\t0:00:06\t354.96\t716.61\t268.70\t307.28\t0.00\t0.13\t69.78\t5.0")
+    (again / "tables" / "t.csv").rename(again / "tables" / "t_aside.csv")
+    collect(again, out, "questions", {}, tmp_path / "data/corpus.json", tmp_path)
+    (again / "tables" / "t_aside.csv").rename(again / "tables" / "t.csv")
+    (again / "tables" / "not_in_reference.csv").write_text("a\n1\n")
+    manifest = collect_another_cpu(again, out, "questions", {}, tmp_path, "snakemake t")
+    kept = out / "another_cpu" / "tables"
+    assert sorted(p.name for p in kept.iterdir()) == ["t.csv"]
+    assert (kept / "t.csv").read_text() != (out / "tables" / "t.csv").read_text()
+    record = manifest["another_cpu"]
+    assert record["models_from_stage"] == "questions" and record["tables"] == ["t.csv"]
+    assert record["command"] == "snakemake t" and "cpu" in record["machine"]

@@ -55,6 +55,17 @@ def test_the_committed_scoreboard_is_what_the_scoreboard_code_gives_on_the_commi
     pd.testing.assert_frame_equal(committed, board, check_dtype=False)
 
 
+def test_the_another_cpu_section_is_rendered_from_the_kept_tables():
+    from gatedrnn.reference.another_cpu import BEGIN, END, render_another_cpu_section
+
+    notes = (REFERENCE / "README.md").read_text()
+    block = BEGIN + notes.split(BEGIN, 1)[1].split(END, 1)[0] + END
+    config = load_config([str(REPO / "config/config.yaml")])
+    assert block == render_another_cpu_section(REFERENCE, config, REPO), (
+        "run `python -m gatedrnn.reference pages`"
+    )
+
+
 @pytest.mark.skipif(not (REFERENCE / "claims.csv").exists(), reason="the reference has no ledger yet")
 def test_the_committed_ledger_is_what_the_ledger_code_gives_on_the_committed_tables(tmp_path):
     from gatedrnn.reference import write_ledger
@@ -71,6 +82,8 @@ def test_the_committed_ledger_is_what_the_ledger_code_gives_on_the_committed_tab
 def test_the_manifest_accounts_for_every_file_and_how_it_was_made():
     manifest = json.loads(MANIFEST.read_text())
     listed = {f for stage in manifest["stages"].values() for f in stage["files"]}
+    kept = manifest.get("another_cpu", {})  # another CPU model's tables, with their own record
+    listed |= {f"another_cpu/tables/{name}" for name in kept.get("tables", [])}
     present = {
         p.relative_to(REFERENCE).as_posix()
         for p in REFERENCE.rglob("*")

@@ -4,8 +4,9 @@ which differ within the seeds' spread, and which differ beyond it.
     python -m gatedrnn.compare --run results --reference reference [--details out.csv] [--strict]
 
 Rows are matched on their label columns (every column that is not a float:
-model, gate, cell, regime, seed, ...; an integer column that differs between the
-two, a count such as units below a half, is a value instead). Each float value of the run is then:
+model, gate, cell, regime, seed, ...; an integer column that is a count, such as
+units below a half, is a value instead: one that differs between the two, or one
+that the other labels of a table with seeds already determine). Each float value of the run is then:
 
 - ``identical``: the same bits as the reference (NaN matches NaN);
 - ``within spread``: off by no more than the reference's own spread over seeds for
@@ -67,6 +68,23 @@ def _counted_columns(run: pd.DataFrame, reference: pd.DataFrame) -> list[str]:
     ]
 
 
+def _per_seed_counts(reference: pd.DataFrame, labels: list[str]) -> list[str]:
+    """Integer columns of a table with seeds that the other labels already determine:
+    a count per seed (units below a half), not part of a row's identity, whether or
+    not it happens to differ in this run. Taken from the right, so a design label
+    (width, steps) that other text labels name stays a label unless redundant."""
+    if SEED_COLUMN not in labels:
+        return []
+    kept = list(labels)
+    for column in reversed(labels):
+        if column == SEED_COLUMN or not pd.api.types.is_integer_dtype(reference[column]):
+            continue
+        others = [c for c in kept if c != column]
+        if not reference.duplicated(subset=others).any():
+            kept = others
+    return [c for c in labels if c not in kept]
+
+
 def _same_bits(a: float, b: float) -> bool:
     if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
         return True
@@ -103,7 +121,7 @@ def compare_tables(name: str, run: pd.DataFrame, reference: pd.DataFrame) -> Tab
     labels = _label_columns(reference)
     if _label_columns(run) != labels:
         return TableComparison(name, "not comparable: column types differ", empty)
-    counted = _counted_columns(run, reference)
+    counted = {*_counted_columns(run, reference), *_per_seed_counts(reference, labels)}
     labels = [c for c in labels if c not in counted]
     run_keys = run[labels].astype(str).agg("\x1f".join, axis=1) if labels else run.index.astype(str)
     ref_keys = (

@@ -1,4 +1,4 @@
-"""``python -m gatedrnn.reference``: collect, ledger, scoreboard, confirm, pages."""
+"""``python -m gatedrnn.reference``: collect, ledger, scoreboard, confirm, collect-another-cpu, pages."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from gatedrnn.reference import __doc__ as PACKAGE_DOC
-from gatedrnn.reference import manifest, tables
+from gatedrnn.reference import another_cpu, manifest, tables
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -47,10 +47,23 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--results", default="results")
     f.add_argument("--configfile", nargs="+", default=["config/config.yaml"])
     f.add_argument("--targets", action="store_true", help="only list the files to train, for snakemake")
+    a = sub.add_parser(
+        "collect-another-cpu",
+        help="keep a run's tables of models a stage trained again on another CPU model, for "
+        "reference/README.md's section Another CPU model",
+    )
+    a.add_argument(
+        "--stage", required=True, help="the stage whose retrained models the tables were built from"
+    )
+    a.add_argument("--results", default="results")
+    a.add_argument("--out", default=str(manifest.REFERENCE))
+    a.add_argument("--configfile", nargs="+", default=["config/config.yaml"])
+    a.add_argument("--built-by", required=True, help="the snakemake command that built the tables")
     g = sub.add_parser("pages", help="render docs/results.md and the README's summary from reference/")
     g.add_argument("--reference", default=str(manifest.REFERENCE))
     g.add_argument("--page", default="docs/results.md")
     g.add_argument("--readme", default="README.md")
+    g.add_argument("--configfile", nargs="+", default=["config/config.yaml"])
     args = parser.parse_args(argv)
     if args.command == "ledger":
         config = tables.load_config(args.configfile)
@@ -120,7 +133,23 @@ def main(argv: list[str] | None = None) -> int:
         text = replace_readme_summary(readme.read_text(), render_readme_summary(args.reference))
         text = replace_protocol_section(text, render_protocol_section(args.reference, Path.cwd()))
         readme.write_text(text)
-        print(f"wrote {args.page} and the summary in {args.readme}")
+        notes = Path(args.reference) / "README.md"
+        section = another_cpu.render_another_cpu_section(
+            Path(args.reference), tables.load_config(args.configfile), Path.cwd()
+        )
+        notes.write_text(another_cpu.replace_another_cpu_section(notes.read_text(), section))
+        print(f"wrote {args.page}, the summary in {args.readme} and {notes}'s section Another CPU model")
+        return 0
+    if args.command == "collect-another-cpu":
+        try:
+            saved = another_cpu.collect_another_cpu(
+                Path(args.results), Path(args.out), args.stage, tables.load_config(args.configfile),
+                Path.cwd(), args.built_by,
+            )  # fmt: skip
+        except ValueError as err:
+            print(f"ERROR: {err}", file=sys.stderr)
+            return 1
+        print(f"kept {len(saved['another_cpu']['tables'])} tables under {args.out}/another_cpu/tables")
         return 0
     if args.command == "collect":
         try:

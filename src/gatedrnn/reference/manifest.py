@@ -85,6 +85,18 @@ def _copy_checked(src: Path, dst: Path, key: str, owner: dict[str, str], stage: 
     owner.setdefault(key, stage)
 
 
+def _trained_by_this_stage(run_jobs: dict[str, dict], manifest: dict, stage: str) -> dict[str, dict]:
+    """The run's jobs less those another stage (or part) collected from the same
+    ``results/`` already: the same benchmark, wall and CPU seconds alike, is the
+    same training, not a new one to count again."""
+    seen = {(name, job["wall_s"], job["cpu_s"]) for name, job in manifest.get("training_jobs", {}).items()
+            if job.get("stage") != stage}  # fmt: skip
+    for other, record in manifest.get("stages", {}).items():
+        if other != stage:
+            seen |= {(name, job["wall_s"], job["cpu_s"]) for name, job in record.get("retrained", {}).items()}
+    return {name: job for name, job in run_jobs.items() if (name, job["wall_s"], job["cpu_s"]) not in seen}
+
+
 def projection_against_actual(projected: dict[str, float], jobs: dict[str, dict]) -> dict:
     """``python -m gatedrnn.estimate --json``'s projected CPU seconds per job, set
     against the CPU seconds the same jobs took (those the run has)."""
@@ -155,7 +167,7 @@ def collect(
     if len(manifest["stages"]) == 1:
         manifest.update(machine)
     jobs = manifest.setdefault("training_jobs", {})
-    run_jobs = training_jobs(results)
+    run_jobs = _trained_by_this_stage(training_jobs(results), manifest, stage)
     retrained = {}
     for name, job in run_jobs.items():
         first = jobs.get(name)

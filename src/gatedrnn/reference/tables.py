@@ -7,11 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 
-def reference_ledger(reference: Path, config: dict, workflow: Path):
+def reference_ledger(reference: Path, config: dict, workflow: Path, overlay: Path | None = None):
     """The claims ledger of ``reference/``'s tables: the same claims and the same
     :func:`gatedrnn.claims.build_ledger` as the ``claims`` rule, each table the rule
-    reads (``results/tables/x.csv``) read from ``reference/tables/x.csv`` instead.
-    None while a table it needs is not in the reference yet (a stage to come)."""
+    reads (``results/tables/x.csv``) read from ``reference/tables/x.csv`` instead, or
+    from ``overlay/x.csv`` where the overlay directory has it (another run's tables
+    in place of the reference's). None while a table it needs is not in the
+    reference yet (a stage to come)."""
     import pandas as pd
 
     from gatedrnn.claims import build_ledger, claim_tables, ledger_claims, regime_tables
@@ -22,7 +24,14 @@ def reference_ledger(reference: Path, config: dict, workflow: Path):
                            enabled=plan.enabled_questions, known=list(config["open_questions"]))  # fmt: skip
     needed = claim_tables(claims)
     regimes = regime_tables(claims) if plan.sweep_points else []
-    located = {path: reference / "tables" / Path(path).name for path in [*needed, *regimes]}
+
+    def locate(path: str) -> Path:
+        name = Path(path).name
+        if overlay is not None and (overlay / name).exists():
+            return overlay / name
+        return reference / "tables" / name
+
+    located = {path: locate(path) for path in [*needed, *regimes]}
     if not all(p.exists() for p in located.values()):
         return None
     tables = {path: pd.read_csv(located[path]) for path in needed}

@@ -81,6 +81,18 @@ SECTIONS = (
              "lstm_median", "gru_same_width_median", "gru_same_budget_median", "budget_gru_width"),
             "D4 with the LSTM at each width R: structure is LSTM wR against GRU wR, width is GRU wR "
             "against the GRU at the LSTM's budget; medians over seeds."),
+    Section("questions", "G3: GRU against LSTM with two stacked layers", "two_layers.csv",
+            ("layers", "model", "width", "params", "seed_0", "seed_1", "seed_2", "median", "gap_to_lstm"),
+            "Best validation loss (nats/char); gap_to_lstm = LSTM median - this median "
+            "(positive: better than the LSTM)."),
+    Section("questions", "G3: the advantage split, one layer against two", "two_layers_split.csv",
+            ("layers", "component", "comparison", "loss_difference", "share_of_total"),
+            "D4's split at each layer count."),
+    Section("questions", "G4: training four times longer", "longer_training.csv",
+            ("model", "seed", "steps", "best_val_loss", "best_step", "final_val_loss", "turned",
+             "keep_gate_mean", "half_life_median", "half_life_max", "coupling_corr"),
+            "The long runs continue the 800-step runs' state; turned = the best step lies before "
+            "the end and the final loss is above it."),
 )  # fmt: skip
 
 STAGES = {
