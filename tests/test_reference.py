@@ -134,6 +134,13 @@ def test_the_manifest_counts_the_steps_a_long_run_took_from_a_shorter_ones_state
     assert manifest["totals"]["steps_saved_by_prefix"] == 40
     # 120 steps trained in 8.5 s of CPU: the 40 skipped would have cost 40 * 8.5 / 120 s
     assert manifest["totals"]["cpu_hours_saved_by_prefix"] == round(40 * 8.5 / 120 / 3600, 3)
+    # killed at step 100 and resumed there: the benchmark's CPU time is that of the last 60 steps
+    (long / "summary.json").write_text(json.dumps(
+        {"train_config": {"steps": 160}, "resumed_from_step": 100, "threads": 1,
+         "prefix_from": {"regime": "default", "step": 40}}
+    ))  # fmt: skip
+    manifest = collect(results, tmp_path / "reference", "study", {}, tmp_path / "data/corpus.json", tmp_path)
+    assert manifest["totals"]["cpu_hours_saved_by_prefix"] == round(40 * 8.5 / 60 / 3600, 3)
 
 
 def test_a_later_stage_keeps_earlier_files_and_refuses_to_overwrite_them_with_other_bytes(tmp_path):

@@ -224,9 +224,11 @@ def totals(manifest: dict) -> dict:
 
 def prefix_saving(job: dict) -> float:
     """CPU seconds a job did not spend because it started from a shorter run's state:
-    the steps it skipped at the cost per step of the steps it trained."""
+    the steps it skipped at the cost per step of the steps it trained. A job that
+    resumed from its own checkpoint trained from that step on (which lies past the
+    prefix: a checkpoint of the long run itself)."""
     skipped = job.get("prefix_from_step") or 0
-    trained = job.get("steps", 0) - skipped - (job.get("resumed_from_step") or 0)
+    trained = job.get("steps", 0) - max(skipped, job.get("resumed_from_step") or 0)
     return skipped * job["cpu_s"] / trained if skipped and trained > 0 else 0.0
 
 
