@@ -125,6 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         from gatedrnn.report.results_page import (
             render_readme_summary,
             render_results_page,
+            replace_block,
             replace_readme_summary,
         )
 
@@ -137,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
         section = another_cpu.render_another_cpu_section(
             Path(args.reference), tables.load_config(args.configfile), Path.cwd()
         )
-        notes.write_text(another_cpu.replace_another_cpu_section(notes.read_text(), section))
+        notes.write_text(replace_block(notes.read_text(), another_cpu.BEGIN, another_cpu.END, section,
+                                       str(notes)))  # fmt: skip
         print(f"wrote {args.page}, the summary in {args.readme} and {notes}'s section Another CPU model")
         return 0
     if args.command == "collect-another-cpu":

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from gatedrnn.compare import STATUSES, compare_tables
+from gatedrnn.compare import STATUSES, WIDE_SEED_PREFIX, compare_runs
 from gatedrnn.reference.manifest import MANIFEST, git_commit, this_machine
 from gatedrnn.reference.tables import reference_ledger
 
@@ -60,11 +60,9 @@ def collect_another_cpu(results: Path, out: Path, stage: str, config: dict, repo
 
 
 def compare_with_reference(reference: Path) -> list:
-    """:func:`gatedrnn.compare.compare_tables` for each table under another_cpu/."""
-    tables = sorted((reference / DIRECTORY / "tables").glob("*.csv"))
-    return [
-        compare_tables(p.name, pd.read_csv(p), pd.read_csv(reference / "tables" / p.name)) for p in tables
-    ]
+    """:func:`gatedrnn.compare.compare_runs` of another_cpu/ against the reference,
+    for the tables another_cpu/ holds (the command reports the rest as missing)."""
+    return [r for r in compare_runs(reference / DIRECTORY, reference) if r.status != "missing in run"]
 
 
 def verdict_changes(reference: Path, config: dict, workflow: Path) -> tuple[int, pd.DataFrame] | None:
@@ -91,10 +89,6 @@ def _retrained_models(record: dict) -> str:
         f"{regime}: " + ", ".join(f"{model} (seeds {', '.join(seeds)})" for model, seeds in models.items())
         for regime, models in by_regime.items()
     )
-
-
-def _seed_columns(frame: pd.DataFrame) -> list[str]:
-    return [c for c in frame.columns if c.startswith("seed_")]
 
 
 def render_another_cpu_section(reference: Path, config: dict, workflow: Path) -> str:
@@ -136,7 +130,7 @@ def render_another_cpu_section(reference: Path, config: dict, workflow: Path) ->
     losses = reference / DIRECTORY / "tables" / "gru_vs_lstm.csv"
     if losses.exists():
         theirs, ours = pd.read_csv(losses), pd.read_csv(reference / "tables" / "gru_vs_lstm.csv")
-        seeds = _seed_columns(ours)
+        seeds = [c for c in ours.columns if c.startswith(WIDE_SEED_PREFIX)]
         moved = (theirs[seeds] - ours[seeds]).abs().to_numpy()
         relative = moved / ours[seeds].to_numpy()
         facts.append(f"The largest move of a best validation loss (`gru_vs_lstm.csv`, any model and "
@@ -161,11 +155,3 @@ def render_another_cpu_section(reference: Path, config: dict, workflow: Path) ->
                          f"{len(changed)} of {judged} verdicts: {listed}.")  # fmt: skip
     out += [" ".join(facts), "", END]
     return "\n".join(out)
-
-
-def replace_another_cpu_section(text: str, section: str) -> str:
-    if BEGIN not in text or END not in text:
-        raise ValueError(f"reference/README.md has no block between {BEGIN!r} and {END!r}")
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    return head + section + tail

@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from gatedrnn.claims import load_claims
-from gatedrnn.report.results_page import fmt, markdown_table, stage_machine
+from gatedrnn.report.results_page import fmt, markdown_table, replace_block, stage_machine
 
 PROTOCOL_BEGIN = "<!-- BEGIN protocol section (python -m gatedrnn.reference pages) -->"
 PROTOCOL_END = "<!-- END protocol section -->"
@@ -284,8 +284,4 @@ def render_protocol_section(reference: str | Path, workflow: str | Path = ".") -
 
 
 def replace_protocol_section(readme: str, section: str) -> str:
-    if PROTOCOL_BEGIN not in readme or PROTOCOL_END not in readme:
-        raise ValueError(f"the README has no block between {PROTOCOL_BEGIN!r} and {PROTOCOL_END!r}")
-    head, rest = readme.split(PROTOCOL_BEGIN, 1)
-    _, tail = rest.split(PROTOCOL_END, 1)
-    return f"{head}{PROTOCOL_BEGIN}\n{section}{PROTOCOL_END}{tail}"
+    return replace_block(readme, PROTOCOL_BEGIN, PROTOCOL_END, f"{PROTOCOL_BEGIN}\n{section}{PROTOCOL_END}")

@@ -277,9 +277,15 @@ def render_readme_summary(reference: str | Path) -> str:
     return "\n".join(lines)
 
 
+def replace_block(text: str, begin: str, end: str, block: str, where: str = "the README") -> str:
+    """``text`` with its generated block, from ``begin`` to ``end`` (markers included),
+    replaced by ``block`` (which carries the markers itself)."""
+    if begin not in text or end not in text:
+        raise ValueError(f"{where} has no block between {begin!r} and {end!r}")
+    head, rest = text.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    return head + block + tail
+
+
 def replace_readme_summary(readme: str, summary: str) -> str:
-    if README_BEGIN not in readme or README_END not in readme:
-        raise ValueError(f"the README has no block between {README_BEGIN!r} and {README_END!r}")
-    head, rest = readme.split(README_BEGIN, 1)
-    _, tail = rest.split(README_END, 1)
-    return head + summary + tail
+    return replace_block(readme, README_BEGIN, README_END, summary)
