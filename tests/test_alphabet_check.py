@@ -47,7 +47,7 @@ def torch_parameters(cell: str, width: int, vocab: int, embed_dim: int = 128) ->
 
 def study_counts() -> list[dict]:
     plan = Plan.from_config(DEFAULT)
-    claims = [c.fill(plan.claim_models) for c in load_claims(REPO / "config/published.yaml")]
+    claims = [c.fill(plan.claim_models) for c in load_claims(REPO / "workflow/resources/published.yaml")]
     return published_counts(claims, COUNTS_TABLE, "params")
 
 
@@ -56,7 +56,7 @@ def study_counts() -> list[dict]:
 
 def test_the_published_counts_are_the_three_d3_claims():
     counts = {c["claim"]: c for c in study_counts()}
-    published = {c.id: c.published for c in load_claims(REPO / "config/published.yaml")}
+    published = {c.id: c.published for c in load_claims(REPO / "workflow/resources/published.yaml")}
     assert set(counts) == {f"D3.gru_vs_lstm.{m}.params" for m in ("gru_budget", "gru_w325", "lstm")}
     for claim, count in counts.items():
         assert count["published"] == published[claim]

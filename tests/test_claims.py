@@ -38,8 +38,8 @@ from gatedrnn.claims.judge import evaluate, same_to_digits
 from gatedrnn.claims.judge import judge as judge_claim
 from gatedrnn.claims.load import flatten_groups
 
-PUBLISHED = REPO / "config" / "published.yaml"
-NEW_FINDINGS = REPO / "config" / "new_findings.yaml"
+PUBLISHED = REPO / "workflow" / "resources" / "published.yaml"
+NEW_FINDINGS = REPO / "workflow" / "resources" / "new_findings.yaml"
 
 GATES = pd.DataFrame(
     {

@@ -1,4 +1,4 @@
-"""Every judged entry of config/published.yaml and config/new_findings.yaml can fail.
+"""Every judged entry of workflow/resources/published.yaml and workflow/resources/new_findings.yaml can fail.
 
 A mutation test of the ledger, generated from the entries alone (no line here names
 an entry, so a new entry is covered without one). For each entry, and each
@@ -39,8 +39,8 @@ MISSING = "~"  # a cell no selector asked for
 
 
 def all_claims() -> list[Claim]:
-    claims = load_claims(REPO / "config" / "published.yaml") + load_claims(
-        REPO / "config" / "new_findings.yaml"
+    claims = load_claims(REPO / "workflow" / "resources" / "published.yaml") + load_claims(
+        REPO / "workflow" / "resources" / "new_findings.yaml"
     )
     return [claim.fill(NAMES) for claim in claims]
 

@@ -400,8 +400,8 @@ def test_grid_widths_and_seeds_shape_the_runs():
 
 
 def test_the_claims_ledger_reads_the_enabled_questions_tables_only():
-    published = str(REPO / "config" / "published.yaml")
-    new_findings = str(REPO / "config" / "new_findings.yaml")
+    published = str(REPO / "workflow" / "resources" / "published.yaml")
+    new_findings = str(REPO / "workflow" / "resources" / "new_findings.yaml")
     tables = plan_of().claims_tables(published, new_findings)
     assert "results/tables/gru_gates.csv" in tables and "results/tables/long_memory.csv" in tables
     assert "results/tables/regime_sensitivity.csv" not in tables  # an input of its own

@@ -127,7 +127,7 @@ def test_the_committed_confirmation_rescores_the_committed_regime_rows():
     from gatedrnn.plan.published import regime_view_tables
 
     config = load_config([str(REPO / "config/config.yaml")])
-    published = REPO / "config/published.yaml"
+    published = REPO / "workflow/resources/published.yaml"
     regimes = pd.read_csv(REFERENCE / "tables/protocol_confirmation_regimes.csv")
     tables = {p: pd.read_csv(REFERENCE / "tables" / Path(p).name) for p in regime_view_tables(str(published))}
     verdicts = regime_verdicts(load_claims(published), tables, Plan.from_config(config).claim_models, regimes)

@@ -302,7 +302,7 @@ def test_a_direction_view_needs_a_comparison():
 
 
 def test_published_yaml_views_read_the_regime_table_and_mark_the_figure():
-    claims = load_claims(REPO / "config" / "published.yaml")
+    claims = load_claims(REPO / "workflow" / "resources" / "published.yaml")
     views = [c for c in claims if c.regime_view is not None]
     assert len(views) >= 15
     assert {t for c in views for t in c.regime_view.tables()} == {REGIME_TABLE}
@@ -422,7 +422,7 @@ def test_smoke_table_agrees_with_the_gate_tables(smoke_run):
 
 def test_smoke_ledger_judges_the_trained_claims_across_regimes(smoke_run):
     ledger = pd.read_csv(smoke_run / "results/claims.csv").fillna("")
-    claims = {c.id: c for c in load_claims(REPO / "config" / "published.yaml")}
+    claims = {c.id: c for c in load_claims(REPO / "workflow" / "resources" / "published.yaml")}
     published = ledger[ledger["id"].isin(claims)]  # the new findings (family G) have no view
     assert (ledger.loc[~ledger["id"].isin(claims), "verdict"] == "new").all()
     with_view = published[published["id"].map(lambda i: claims[i].regime_view is not None)]

@@ -31,7 +31,7 @@ from gatedrnn.io.variants import corpus_prefix, write_prefix_corpus
 from gatedrnn.plan import CORPUS_SIZE, PROTOCOL_CONFIRMATION, PROTOCOL_SCOREBOARD, REGIME_SENSITIVITY, Plan
 
 REPO = Path(__file__).resolve().parents[1]
-PUBLISHED = REPO / "config" / "published.yaml"
+PUBLISHED = REPO / "workflow" / "resources" / "published.yaml"
 SMOKE = yaml.safe_load((REPO / "config" / "smoke.yaml").read_text())
 
 # --------------------------------------------------------------------- the small corpus

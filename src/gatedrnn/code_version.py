@@ -14,7 +14,7 @@ statements anywhere in a module, function bodies included; each imported package
 environment's business (pinned in pyproject.toml and envs/), not this one's.
 
 Files of the workflow that a script reads as code-like data (the claims in
-config/published.yaml) can be named too: their bytes count.
+workflow/resources/published.yaml) can be named too: their bytes count.
 
 What counts as a change: the module's syntax tree without its docstrings. So a
 change to code reruns the rules that import it; comments, blank lines, formatting
@@ -161,7 +161,7 @@ def _code_version(script: Path, src: Path, data: tuple[Path, ...]) -> str:
 def code_version(script: str | Path, src: str | Path = SRC, data=()) -> str:
     """A short hash of the code ``script`` runs: the script and the package modules
     it imports, each as a syntax tree without docstrings, and the bytes of the
-    workflow's own ``data`` files it reads (e.g. config/published.yaml). Equal
+    workflow's own ``data`` files it reads (e.g. workflow/resources/published.yaml). Equal
     versions mean the same code; see the module docstring for what does and does not
     count. Paths never enter the hash, so a moved checkout has the same versions."""
     files = tuple(Path(d).resolve() for d in data)

@@ -27,7 +27,7 @@ UNWRITABLE_HINT = (
 
 
 def workflow_file(snakemake, relative: str) -> Path:
-    """A file shipped with the workflow (``config/published.yaml``), found from the rule
+    """A file shipped with the workflow (``workflow/resources/published.yaml``), found from the rule
     script's own place (``workflow/scripts/``), whatever the working directory is."""
     return Path(snakemake.scriptdir).resolve().parents[1] / relative
 

@@ -1,5 +1,5 @@
-# The claims ledger (spec F): every number of config/published.yaml judged against the
-# table it names, then the new findings of config/new_findings.yaml (spec G, the
+# The claims ledger (spec F): every number of workflow/resources/published.yaml judged against the
+# table it names, then the new findings of workflow/resources/new_findings.yaml (spec G, the
 # enabled open questions only). The rule's inputs are exactly those tables, read from
 # both files when the DAG is built, so `snakemake results/claims.csv` runs what the
 # ledger needs.

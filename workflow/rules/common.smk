@@ -6,17 +6,48 @@ import os
 import sys
 from pathlib import Path
 
+from snakemake.exceptions import WorkflowError
 from snakemake.utils import min_version, validate
+
+
+def workflow_checkout(rules_dir):
+    """The checkout's root, two folders above this rules file. The rule jobs import the
+    package from its src/, so the workflow must lie on disk: imported straight from a
+    repository (`module ...: snakefile: github(...)`), it refuses with the fix."""
+    path = rules_dir.get_path_or_uri(secret_free=True)
+    if not os.path.isdir(path):
+        raise WorkflowError(
+            f"gatedrnn's workflow is read from {path}, not from a folder on this machine; "
+            "its jobs import the package beside the rules (src/), so clone the repository "
+            "at the release tag (git clone --branch v0.2.0 ...) and point the module's "
+            "`snakefile:` at the clone's workflow/Snakefile."
+        )
+    return os.path.dirname(os.path.dirname(os.path.abspath(path)))
+
+
+# Where this workflow's checkout is: from this file's own place (workflow/rules/), never
+# workflow.basedir, which in a `module` is the importing workflow's folder.
+WORKFLOW_ROOT = workflow_checkout(workflow.current_basedir)
 
 # The package is plain Python beside the rules: this checkout's src/ comes first, for
 # planning (here) and for every job's script (PYTHONPATH, inherited by local jobs, SLURM
 # jobs and conda environments alike), whatever is installed.
-SRC = os.path.join(workflow.basedir, "src")
+SRC = os.path.join(WORKFLOW_ROOT, "src")
 sys.path.insert(0, SRC)
 _INHERITED = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
 os.environ.update(
     PYTHONPATH=os.pathsep.join([SRC] + [p for p in _INHERITED if p != SRC])
 )
+
+import gatedrnn
+
+# A copy imported before this file ran (by an importing workflow, say) would plan here.
+if not os.path.abspath(gatedrnn.__file__).startswith(os.path.join(SRC, "")):
+    raise WorkflowError(
+        f"gatedrnn was already imported from {os.path.dirname(gatedrnn.__file__)}, not from "
+        f"this workflow's {SRC}; import it only through this workflow (module), or put "
+        f"{SRC} first on PYTHONPATH."
+    )
 
 from gatedrnn.code_version import code_version as _code_version
 from gatedrnn.plan.published import regime_view_tables
@@ -69,7 +100,9 @@ def refuse_float_integers(config, schema_path):
         )
 
 
-refuse_float_integers(config, f"{workflow.basedir}/workflow/schemas/config.schema.yaml")
+refuse_float_integers(
+    config, os.path.join(WORKFLOW_ROOT, "workflow/schemas/config.schema.yaml")
+)
 
 # The plan of runs (gatedrnn.plan, unit-tested in tests/test_plan.py): every regime,
 # run, file name and target of this config. Refuses a config whose sweeps or open
@@ -115,11 +148,11 @@ def reported(path, family, subcategory=None, caption=None):
 def code_version(script, data=()):
     """The `code` param of every rule: a hash of the script and of each package module it
     imports (gatedrnn.code_version), and of the workflow's `data` files it reads (paths
-    relative to the workflow, e.g. config/published.yaml). When the code changes, the
+    relative to the checkout, e.g. workflow/resources/published.yaml). When the code changes, the
     param changes, and Snakemake's params rerun trigger reruns the rule; comments,
     formatting and docstrings do not count, nor where the checkout lies."""
-    script = os.path.join(workflow.basedir, "workflow", "scripts", script)
-    files = [os.path.join(workflow.basedir, path) for path in data]
+    script = os.path.join(WORKFLOW_ROOT, "workflow", "scripts", script)
+    files = [os.path.join(WORKFLOW_ROOT, path) for path in data]
     return _code_version(script, SRC, files)
 
 

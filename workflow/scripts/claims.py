@@ -1,5 +1,5 @@
-"""Rule claims (gatedrnn.claims): the ledger from config/published.yaml, the enabled questions'
-new findings (config/new_findings.yaml) and the tables."""
+"""Rule claims (gatedrnn.claims): the ledger from workflow/resources/published.yaml, the enabled questions'
+new findings (workflow/resources/new_findings.yaml) and the tables."""
 
 from pathlib import Path
 

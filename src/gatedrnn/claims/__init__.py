@@ -1,5 +1,5 @@
-"""The claims ledger (spec F): the study's numbers (``config/published.yaml``) and the
-new findings (``config/new_findings.yaml``) judged against the tables.
+"""The claims ledger (spec F): the study's numbers (``workflow/resources/published.yaml``) and the
+new findings (``workflow/resources/new_findings.yaml``) judged against the tables.
 
 Modules, lowest first: :mod:`.bands` (scales, bands and numbers), :mod:`.spec`
 (the claims language: Claim, Selector, Comparison), :mod:`.load` (the YAML files),

@@ -67,7 +67,7 @@ def published_counts(claims: Sequence[Claim], table: str, column: str = "params"
         else:
             raise ClaimError(
                 f"claim {claim.id}: {model} has a matched width, and no claim publishes it; add one "
-                f"(column: width, where: {{model: ...}}) to config/published.yaml"
+                f"(column: width, where: {{model: ...}}) to workflow/resources/published.yaml"
             )
         records.append(
             {

@@ -1,4 +1,4 @@
-"""Claims from ``config/published.yaml`` and ``config/new_findings.yaml``: groups
+"""Claims from ``workflow/resources/published.yaml`` and ``workflow/resources/new_findings.yaml``: groups
 flattened, ids checked, the new findings kept under their questions' switches, and
 the tables the claims name (the ``claims`` rule's inputs). The files' format is
 ``docs/claims-language.md``."""

@@ -1,4 +1,4 @@
-"""The claims language: an entry of ``config/published.yaml`` (or ``new_findings.yaml``)
+"""The claims language: an entry of ``workflow/resources/published.yaml`` (or ``new_findings.yaml``)
 as a :class:`Claim`, with its :class:`Selector` and :class:`Comparison`.
 
 The language is specified for users in ``docs/claims-language.md``. This module

@@ -1,4 +1,4 @@
-"""The tables a claims file (config/published.yaml, config/new_findings.yaml) names:
+"""The tables a claims file (workflow/resources/published.yaml, workflow/resources/new_findings.yaml) names:
 the claims ledger's inputs, read when the plan is built."""
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ def reference_ledger(reference: Path, config: dict, workflow: Path, overlay: Pat
     from gatedrnn.plan import Plan
 
     plan = Plan.from_config(config)
-    claims = ledger_claims(workflow / "config/published.yaml", workflow / "config/new_findings.yaml",
+    claims = ledger_claims(workflow / "workflow/resources/published.yaml", workflow / "workflow/resources/new_findings.yaml",
                            enabled=plan.enabled_questions, known=list(config["open_questions"]))  # fmt: skip
     needed = claim_tables(claims)
     regimes = regime_tables(claims) if plan.sweep_points else []
@@ -66,7 +66,7 @@ def reference_scoreboard(reference: Path, config: dict, workflow: Path):
     from gatedrnn.plan.published import regime_view_tables
 
     plan = Plan.from_config(config)
-    published = workflow / "config/published.yaml"
+    published = workflow / "workflow/resources/published.yaml"
     regime_paths = ([REGIME_SENSITIVITY] if plan.sweep_points else []) + [CORPUS_SIZE]
     needed = regime_view_tables(str(published))
     located = {path: reference / "tables" / Path(path).name for path in [*needed, *regime_paths]}
@@ -127,7 +127,7 @@ def complete_protocol(reference: Path, results: Path, config: dict, workflow: Pa
             "train them first (python -m gatedrnn.reference confirm --targets lists them for snakemake)"
         )
     plan = Plan.from_config(config)
-    published = workflow / "config/published.yaml"
+    published = workflow / "workflow/resources/published.yaml"
     board_path, table_path, figure_path = map(
         located, (PROTOCOL_SCOREBOARD, PROTOCOL_CONFIRMATION, PROTOCOL_FIGURE)
     )

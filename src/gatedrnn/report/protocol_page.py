@@ -3,7 +3,7 @@ docs/results.md), rendered from the committed reference run's tables alone: the
 scoreboard of regimes, the small corpus, the alphabet the study's parameter counts
 imply, and the check of E3's forget-bias inversion. Each part is written once its
 table is in ``reference/tables/``; every number is a cell of it (or the published
-value of a claim in ``config/published.yaml``), never typed.
+value of a claim in ``workflow/resources/published.yaml``), never typed.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ PROTOCOL_BEGIN = "<!-- BEGIN protocol section (python -m gatedrnn.reference page
 PROTOCOL_END = "<!-- END protocol section -->"
 TO_COME = "not in the reference run yet (`snakemake --cores 2 stage_protocol`, then collect)"
 
-# The published values the small corpus is set against (claim ids of config/published.yaml).
+# The published values the small corpus is set against (claim ids of workflow/resources/published.yaml).
 FORGET_MEAN = "C2.lstm_gates.forget.mean"
 GRU_LOSS, LSTM_LOSS = "D3.gru_vs_lstm.gru_budget.median", "D3.gru_vs_lstm.lstm.median"
 
@@ -37,7 +37,7 @@ def _table(reference: Path, name: str) -> pd.DataFrame | None:
 
 
 def published_values(workflow: Path) -> dict[str, float]:
-    claims = load_claims(workflow / "config" / "published.yaml")
+    claims = load_claims(workflow / "workflow" / "resources" / "published.yaml")
     return {c.id: float(c.published) for c in claims if c.id in (FORGET_MEAN, GRU_LOSS, LSTM_LOSS)}
 
 

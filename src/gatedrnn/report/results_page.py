@@ -216,7 +216,7 @@ def ledger_counts(reference: Path) -> list[str]:
 
 
 def render_results_page(reference: str | Path, workflow: str | Path = ".") -> str:
-    """docs/results.md; ``workflow``: the checkout whose config/published.yaml names
+    """docs/results.md; ``workflow``: the checkout whose workflow/resources/published.yaml names
     the published values the protocol section sets beside the reference's."""
     reference, workflow = Path(reference), Path(workflow)
     manifest = _manifest(reference)
