@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import pytest
 
@@ -100,3 +101,47 @@ def test_costs_come_from_benchmarks_of_the_same_shape_else_calibration(tmp_path,
     assert calibrated == [other]  # once per shape, never for a benchmarked one
     assert jobs[0].seconds == pytest.approx(3.0 + 40 * 0.1) and jobs[0].source == "benchmark"
     assert jobs[1].seconds == pytest.approx(3.0 + 40 * 0.5 + 5 * 1.0) and not math.isnan(jobs[2].seconds)
+
+
+def test_every_missing_text_is_named_at_once(tmp_path):
+    """The corpus and each generated dataset the planned jobs read, in one list; a text
+    already made is not named."""
+    from conftest import SMOKE_CONFIG
+
+    from gatedrnn.estimate import missing_texts
+
+    planned = [{"regime": regime} for regime in ("default", "long_memory", "steps_x4")]
+    texts = missing_texts(planned, [str(SMOKE_CONFIG)], tmp_path)
+    assert texts == ["data/corpus.txt", "data/long_memory/corpus.txt"]
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data/corpus.json").write_text("{}")
+    assert missing_texts(planned, [str(SMOKE_CONFIG)], tmp_path) == ["data/long_memory/corpus.txt"]
+
+
+TARGETS = ("results/tables/gru_vs_lstm.csv", "results/tables/long_memory.csv")
+
+
+@pytest.mark.workflow
+def test_estimate_makes_the_texts_it_needs_on_a_fresh_directory(tmp_path):
+    """`python -m gatedrnn.estimate` in an empty working directory: it makes every text
+    the widths need (one snakemake call) and projects every planned training job."""
+    import subprocess
+    import sys
+
+    from conftest import SMOKE_CONFIG
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "gatedrnn.estimate", "--cores", "2", "--configfile", str(SMOKE_CONFIG),
+         "--directory", str(tmp_path), *TARGETS],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "making the texts whose vocabulary sets the widths: data/corpus.txt data/long_memory/corpus.txt" in (
+        proc.stderr
+    )
+    assert (tmp_path / "data/corpus.json").exists() and (tmp_path / "data/long_memory/corpus.json").exists()
+    from conftest import run_snakemake
+
+    dry = run_snakemake(tmp_path, "-n", *TARGETS)
+    trained = int(re.search(r"^train\s+(\d+)", dry.stdout, re.M).group(1))
+    assert f"\n{trained} training jobs to run," in f"\n{proc.stdout}", proc.stdout

@@ -3,7 +3,9 @@ Snakemake invocation is about to run, before it runs them.
 
     python -m gatedrnn.estimate --cores 2 [--configfile config/config.yaml] [targets ...]
 
-1. ``snakemake -n`` (same targets and config) says which training jobs would run.
+1. ``snakemake -n`` (same targets and config) says which training jobs would run; the
+   texts whose vocabulary sets their widths (the corpus, the generated datasets) are
+   made first where missing, all in one ``snakemake --cores 1`` call (seconds).
 2. Each job's cost: ``steps to train x seconds per step + validations x seconds per
    validation + start-up``, per model shape (cell, width, layers, batch, length,
    embedding, vocabulary, optimizer). Seconds per step come from this machine's
@@ -241,6 +243,17 @@ def load_config(configfiles: list[str]) -> dict:
     return config
 
 
+def missing_texts(planned: list[dict], configfiles: list[str], workdir: Path) -> list[str]:
+    """The texts (corpus files) whose vocabulary the planned jobs need and that are not
+    made yet, every one of them at once."""
+    from gatedrnn.plan import Plan
+
+    plan = Plan.from_config(load_config(configfiles))
+    corpora = {plan.corpus(entry["regime"])["provenance"]: plan.corpus(entry["regime"])["corpus"]
+               for entry in planned}  # fmt: skip
+    return sorted(text for provenance, text in corpora.items() if not (Path(workdir) / provenance).exists())
+
+
 def train_jobs_for(planned: list[dict], configfiles: list[str], workdir: Path) -> tuple[list[TrainJob], int]:
     """The planned train jobs with their shapes and steps (widths resolved on the
     corpus's vocabulary, which must exist: `snakemake --cores 1 data/corpus.txt`)."""
@@ -326,16 +339,25 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     workdir = Path(args.directory)
-    cmd = [sys.executable, "-m", "snakemake", "-n", "--directory", str(workdir)]
+    cmd = [sys.executable, "-m", "snakemake", "--directory", str(workdir)]
     if args.configfile:
         cmd += ["--configfile", *args.configfile]
     snakefile = Path(__file__).resolve().parents[2] / "Snakefile"
-    cmd += ["-s", str(snakefile), *args.targets]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    cmd += ["-s", str(snakefile)]
+    proc = subprocess.run([*cmd, "-n", *args.targets], capture_output=True, text=True)
     if proc.returncode != 0:
         print(f"ERROR: the dry run failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}", file=sys.stderr)
         return 2
     planned = planned_train_jobs(proc.stdout)
+    # The vocabulary sets the budget widths: make every text it is read from (seconds).
+    texts = missing_texts(planned, args.configfile, workdir)
+    if texts:
+        print(f"making the texts whose vocabulary sets the widths: {' '.join(texts)}", file=sys.stderr)
+        made = subprocess.run([*cmd, "--cores", "1", *texts], capture_output=True, text=True)
+        if made.returncode != 0:
+            print(f"ERROR: making {' '.join(texts)} failed (snakemake --cores 1 {' '.join(texts)}):\n"
+                  f"{made.stdout[-3000:]}\n{made.stderr[-3000:]}", file=sys.stderr)  # fmt: skip
+            return 2
     try:
         jobs, threads = train_jobs_for(planned, args.configfile, workdir)
     except FileNotFoundError as err:
