@@ -108,7 +108,7 @@ def test_snakedeploy_deploys_a_local_clone(clone, tmp_path):
     only, not the workflow's data) and a module of workflow/Snakefile, which plans."""
     snakedeploy = shutil.which("snakedeploy") or Path(sys.executable).with_name("snakedeploy")
     dest = tmp_path / "deployed"
-    proc = run(snakedeploy, "deploy-workflow", clone, dest, "--name", "gatedrnn", cwd=tmp_path)
+    proc = run(snakedeploy, "deploy-workflow", clone, dest, "--tag", RELEASE_TAG, "--name", "gatedrnn", cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert sorted(p.name for p in (dest / "config").iterdir()) == sorted(
         p.name for p in (clone / "config").iterdir()
