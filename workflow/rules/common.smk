@@ -77,7 +77,9 @@ from gatedrnn.plan import (
 min_version("9.0")
 
 
-validate(config, schema="../schemas/config.schema.yaml")
+# The schema's defaults are config/config.yaml's values, for the reader (and the workflow
+# catalog's parameter table), never filled in: a config lacking a key is refused.
+validate(config, schema="../schemas/config.schema.yaml", set_default=False)
 
 
 def refuse_float_integers(config, schema_path):
