@@ -101,26 +101,40 @@ def test_the_readme_deploys_the_release_the_package_declares():
     assert citation["version"] == version
 
 
-@pytest.mark.skipif(shutil.which("snakedeploy") is None and not Path(sys.executable).with_name("snakedeploy").exists(),
-                    reason="snakedeploy is not installed (pip install -e '.[test]')")  # fmt: skip
+def snakedeploy_command() -> str | None:
+    """snakedeploy beside this interpreter (the test extra's), else on PATH."""
+    beside = Path(sys.executable).with_name("snakedeploy")
+    return str(beside) if beside.exists() else shutil.which("snakedeploy")
+
+
+NO_SNAKEDEPLOY = "snakedeploy is not installed (pip install -e '.[test]')"
+
+
+@pytest.mark.skipif(snakedeploy_command() is None, reason=NO_SNAKEDEPLOY)
 def test_snakedeploy_deploys_a_local_clone(clone, tmp_path):
     """`snakedeploy deploy-workflow` on a local clone: the user gets config/ (settings
     only, not the workflow's data) and a module of workflow/Snakefile, which plans."""
-    snakedeploy = shutil.which("snakedeploy") or Path(sys.executable).with_name("snakedeploy")
+    snakedeploy = snakedeploy_command()
     dest = tmp_path / "deployed"
-    proc = run(snakedeploy, "deploy-workflow", clone, dest, "--tag", RELEASE_TAG, "--name", "gatedrnn", cwd=tmp_path)
+    proc = run(
+        snakedeploy, "deploy-workflow", clone, dest, "--tag", RELEASE_TAG, "--name", "gatedrnn", cwd=tmp_path
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert sorted(p.name for p in (dest / "config").iterdir()) == sorted(
         p.name for p in (clone / "config").iterdir()
     )
-    assert not list((dest / "config").glob("published*")) and not list((dest / "config").glob("new_findings*"))
+    assert not list((dest / "config").glob("published*")) and not list(
+        (dest / "config").glob("new_findings*")
+    )
     deployed = (dest / "workflow" / "Snakefile").read_text()
     # the workflow itself, not the root's entry point (which a module would include twice)
     declaration = re.search(r"snakefile:\s*\n\s*(\S+)", deployed).group(1)
     assert declaration == '"workflow/Snakefile"', deployed
     # snakedeploy names the file relative to the source repository (for GitHub:
     # github(..., path="workflow/Snakefile", tag=...)); a local one is this clone
-    (dest / "workflow" / "Snakefile").write_text(deployed.replace(declaration, f'"{clone}/workflow/Snakefile"'))
+    (dest / "workflow" / "Snakefile").write_text(
+        deployed.replace(declaration, f'"{clone}/workflow/Snakefile"')
+    )
     plan = run(sys.executable, "-m", "snakemake", "-n", "--configfile", "config/smoke.yaml", cwd=dest)
     text = plan.stdout + plan.stderr
     assert plan.returncode == 0, text[-4000:]

@@ -136,8 +136,9 @@ def test_estimate_makes_the_texts_it_needs_on_a_fresh_directory(tmp_path):
         capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "making the texts whose vocabulary sets the widths: data/corpus.txt data/long_memory/corpus.txt" in (
-        proc.stderr
+    assert (
+        "making the texts whose vocabulary sets the widths: data/corpus.txt data/long_memory/corpus.txt"
+        in (proc.stderr)
     )
     assert (tmp_path / "data/corpus.json").exists() and (tmp_path / "data/long_memory/corpus.json").exists()
     from conftest import run_snakemake

@@ -91,7 +91,9 @@ def decoy_path(tmp_path) -> str:
 @pytest.mark.parametrize("name", IMPORTS)
 def test_module_plans_the_smoke_dag_and_schedules_train(tmp_path, name, standalone_counts, decoy_path):
     prefix, rule_pattern = IMPORTS[name]
-    proc = module_run(tmp_path, "-n", prefix=prefix, rule_pattern=rule_pattern, env={"PYTHONPATH": decoy_path})
+    proc = module_run(
+        tmp_path, "-n", prefix=prefix, rule_pattern=rule_pattern, env={"PYTHONPATH": decoy_path}
+    )
     text = proc.stdout + proc.stderr
     counts = job_counts(text)
     # the same jobs as the workflow alone plans, under the imported names

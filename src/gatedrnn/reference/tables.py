@@ -20,7 +20,8 @@ def reference_ledger(reference: Path, config: dict, workflow: Path, overlay: Pat
     from gatedrnn.plan import Plan
 
     plan = Plan.from_config(config)
-    claims = ledger_claims(workflow / "workflow/resources/published.yaml", workflow / "workflow/resources/new_findings.yaml",
+    resources = workflow / "workflow/resources"
+    claims = ledger_claims(resources / "published.yaml", resources / "new_findings.yaml",
                            enabled=plan.enabled_questions, known=list(config["open_questions"]))  # fmt: skip
     needed = claim_tables(claims)
     regimes = regime_tables(claims) if plan.sweep_points else []
