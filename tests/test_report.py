@@ -4,7 +4,8 @@
 Snakemake's report is a single-page React app that draws itself from data
 embedded in the file, so the checks run on the rendered page (driven by
 Playwright, on Debian's Chromium), not on the raw HTML. Screenshots go to
-test-artifacts/report.png (the front page) and report_figure.png (a figure).
+test-artifacts/report.png (the front page), report_figure.png (a figure) and
+report_<width>.png (the front page at each ordinary width, and its ledger rows).
 """
 
 from __future__ import annotations
@@ -39,7 +40,11 @@ CATEGORIES = [
 FAMILY_PREFIXES = {category[:2] for category in CATEGORIES}  # "0.", "A.", ...
 FIGURE_CATEGORY = "B. Gradient reach at initialisation"
 FIGURE = "results/figures/grad_reach_init.png"
-VIEWPORT = {"width": 1600, "height": 1000}
+VIEWPORT = {"width": 1400, "height": 1000}
+# Ordinary laptop and desktop widths: the left menu must cover nothing at either.
+WIDTHS = (1280, 1400)
+# The visible text elements another element paints over (tests/report_covered.js).
+COVERED = (Path(__file__).parent / "report_covered.js").read_text()
 
 LEDGER_ROWS = "#app .claims-ledger tr.claim"
 IMAGE = '#app img[src^="data:image/png"]'
@@ -67,14 +72,19 @@ def page_errors() -> list[str]:
     return []
 
 
-@pytest.fixture
-def page(browser, report, page_errors):
+def open_report(browser, report, page_errors, viewport=VIEWPORT) -> Page:
     """The report, opened and drawn (its ledger rows are in the document)."""
-    page = browser.new_page(viewport=VIEWPORT, device_scale_factor=1)
+    page = browser.new_page(viewport=viewport, device_scale_factor=1)
     page.on("pageerror", lambda error: page_errors.append(str(error)))
     page.set_default_timeout(30_000)
     page.goto(report.as_uri())
     page.locator(LEDGER_ROWS).first.wait_for(state="attached", timeout=60_000)
+    return page
+
+
+@pytest.fixture
+def page(browser, report, page_errors):
+    page = open_report(browser, report, page_errors)
     yield page
     page.close()
 
@@ -95,14 +105,15 @@ def test_report_renders_ledger_categories_and_a_figure(smoke_run, report, page, 
     menu = page.locator("#app a span").all_text_contents()
     assert [label for label in menu if label[:2] in FAMILY_PREFIXES] == CATEGORIES
 
-    # The ledger is what the front page shows first: its summary, then its rows, on screen.
+    # The front page shows the reading guide, then the ledger: its summary, then its rows.
     summary = page.locator("#app .claims-ledger .summary").inner_text()
     assert summary == counted_summary(ledger.fillna(""))
     first = rows.first
     box = first.bounding_box()
     assert first.get_attribute("data-claim-id") == ledger["id"].iloc[0]
     assert first.locator(".verdict").inner_text() == ledger["verdict"].iloc[0]
-    assert box["height"] > 0 and 0 <= box["y"] < VIEWPORT["height"], box
+    # below the reading guide and the counts: within the first two screens
+    assert box["height"] > 0 and 0 <= box["y"] < 2 * VIEWPORT["height"], box
     assert rows.evaluate_all("rows => rows.map(r => r.dataset.claimId)") == list(ledger["id"])
     page.screenshot(path=artifacts_dir / "report.png")
 
@@ -144,3 +155,28 @@ def test_report_menu_lists_the_families_and_opens_one(smoke_run, page, page_erro
     assert all((smoke_run / name).is_file() for name in listed), listed
     assert menu.get_by_role("row").filter(has_text=FIGURE).is_visible()
     assert not page_errors, page_errors
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_report_reads_at_an_ordinary_width(browser, report, page_errors, artifacts_dir, width):
+    """At 1280 and 1400 px nothing covers the title, the reading guide or the ledger's
+    claim ids (the menu beside them least of all), and the guide comes before the ledger."""
+    page = open_report(browser, report, page_errors, {"width": width, "height": 1000})
+    try:
+        title = page.locator("#app h1", has_text="Gated recurrent cells taken apart")
+        guide = page.locator("#app h1", has_text="How to read this report")
+        ledger = page.locator("#app .claims-ledger")
+        assert title.bounding_box()["x"] >= left_menu(page).bounding_box()["width"]
+        assert guide.bounding_box()["y"] < ledger.bounding_box()["y"] < 2 * 1000  # within two screens
+        assert page.evaluate(COVERED) == []
+        page.screenshot(path=artifacts_dir / f"report_{width}.png")
+
+        rows = page.locator(LEDGER_ROWS)
+        rows.nth(20).scroll_into_view_if_needed()
+        first_id = rows.nth(20).locator("td").first
+        assert first_id.bounding_box()["x"] >= left_menu(page).bounding_box()["width"]
+        assert page.evaluate(COVERED) == []
+        page.screenshot(path=artifacts_dir / f"report_{width}_ledger.png")
+        assert not page_errors, page_errors
+    finally:
+        page.close()
