@@ -8,7 +8,11 @@
 # runs (every regime, run, file and target of the config) in src/gatedrnn/plan/.
 
 
-configfile: "config/config.yaml"
+# A --configfile on the command line replaces config/config.yaml as a whole (several
+# merge key by key, in order): Snakemake alone would merge it into this one.
+if not workflow.overwrite_configfiles:
+
+    configfile: "config/config.yaml"
 
 
 # The HTML report's front page (`snakemake --report results/report.html` after a run):

@@ -6,6 +6,7 @@ import os
 import sys
 from pathlib import Path
 
+from snakemake.exceptions import WorkflowError
 from snakemake.utils import min_version, validate
 
 # The package is plain Python beside the rules: this checkout's src/ comes first, for
@@ -19,6 +20,7 @@ os.environ.update(
 )
 
 from gatedrnn.code_version import code_version as _code_version
+from gatedrnn.plan.checks import refuse_non_finite
 from gatedrnn.plan.published import regime_view_tables
 
 from gatedrnn.plan import (
@@ -46,6 +48,8 @@ from gatedrnn.plan import (
 min_version("9.0")
 
 
+# NaN passes every bound of the schema and names another key when it fails: refused first.
+refuse_non_finite(config, WorkflowError)
 validate(config, schema="../schemas/config.schema.yaml")
 
 

@@ -21,7 +21,7 @@ from functools import cached_property
 from typing import ClassVar
 
 from gatedrnn.core import conventions
-from gatedrnn.plan.checks import ConfigError, check_plan
+from gatedrnn.plan.checks import ConfigError, check_plan, refuse_non_finite
 from gatedrnn.plan.paths import (
     ALPHABET_CHECK,
     ANY_RUN,
@@ -117,7 +117,8 @@ class Plan:
         the corpus, an enabled open question whose regime is undefined or on the wrong
         dataset, and a copy distance longer than the windows; then (ConfigError, every
         problem at once) whatever else breaks a constraint the documentation states
-        (:mod:`gatedrnn.plan.checks`)."""
+        (:mod:`gatedrnn.plan.checks`). A NaN or infinite number is refused first."""
+        refuse_non_finite(config)
         points = sweep_points(config)
         size_points = corpus_size_points(config)
         regimes = all_regimes(config, points + size_points)

@@ -10,6 +10,7 @@ from pathlib import Path
 import yaml
 
 from gatedrnn.io.files import atomic_write_bytes
+from gatedrnn.plan.checks import non_finite_numbers
 from gatedrnn.reference import __doc__ as PACKAGE_DOC
 from gatedrnn.reference import another_cpu, manifest, tables
 
@@ -64,7 +65,11 @@ def _config(files: list[str]) -> dict:
             raise BadArgument(f"--configfile {value}: not YAML ({err})") from err
         if not isinstance(content, dict):
             raise BadArgument(f"--configfile {value}: not a mapping of config keys")
-    return tables.load_config(files)
+    config = tables.load_config(files)
+    problems = non_finite_numbers(config)
+    if problems:
+        raise BadArgument(f"--configfile {' '.join(files)}: {'; '.join(problems)}: not a finite number")
+    return config
 
 
 REFERENCE_HOLDS = (manifest.MANIFEST, "tables")
