@@ -213,6 +213,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--details", help="write every compared value with its status to this CSV")
     parser.add_argument("--strict", action="store_true", help="exit 1 unless every value is identical")
     args = parser.parse_args(argv)
+    details = Path(args.details) if args.details else None
+    if details is not None and (details.is_dir() or not details.parent.is_dir()):
+        why = "is a directory" if details.is_dir() else f"is in {details.parent}, which does not exist"
+        print(f"ERROR: --details {args.details}: {why}; name a CSV file to write", file=sys.stderr)
+        return 2
     try:
         comparisons = compare_runs(args.run, args.reference)
     except FileNotFoundError as err:
@@ -222,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.details:
         frames = [c.details for c in comparisons if c.details is not None and not c.details.empty]
         if frames:
-            pd.concat(frames).to_csv(args.details, index=False)
+            pd.concat(frames).to_csv(details, index=False)
     if args.strict:
         clean = all(c.status == "compared" for c in comparisons) and all(
             c.counts[s] == 0 for c in comparisons for s in STATUSES[1:]

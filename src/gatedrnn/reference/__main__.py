@@ -251,9 +251,9 @@ def run(argv: list[str] | None = None) -> int:
             raise BadArgument(f"--out {args.out}: is a file; it must be a directory")
         if out.is_dir() and not (out / manifest.MANIFEST).is_file() and any(out.iterdir()):
             raise BadArgument(f"--out {args.out}: a directory with files and no {manifest.MANIFEST}")
+        config = _config(args.configfile)
         provenance = _json_file("--provenance", args.provenance)
         projection = _json_file("--projection", args.projection) if args.projection else None
-        config = _config(args.configfile)
         try:
             saved = manifest.collect(
                 results, out, args.stage, config, provenance, Path.cwd(), args.note, projection, args.partial
