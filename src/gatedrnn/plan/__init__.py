@@ -319,12 +319,13 @@ class Plan:
         """{corpus, provenance}: the text files a regime's models train on."""
         return DATASETS[self.dataset(regime)]
 
-    def train_mem_mb(self, run: Run, provenance: Mapping) -> int:
+    def train_mem_mb(self, run: Run, provenance: Mapping, limit: tuple[int, str] | None = None) -> int:
         """The memory (MB) a training job asks of the scheduler (gatedrnn.plan.resources),
-        on the corpus its regime trains on (``provenance``: that corpus.json)."""
+        on the corpus its regime trains on (``provenance``: that corpus.json); refused
+        above ``limit`` (MB, what sets it)."""
         cell, token = run.model.rsplit("_", 1)  # cells may hold "_" (gru_noreset)
         configured = self.config["train"]["mem_mb"]
-        return train_mem_mb(configured, cell, token, self.train_config(run.regime), provenance)
+        return train_mem_mb(configured, cell, token, self.train_config(run.regime), provenance, limit)
 
     def prefix_regime(self, regime: str) -> str | None:
         """The regime whose run is this regime's first steps (gatedrnn.train.prefix)."""
