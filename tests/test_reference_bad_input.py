@@ -147,11 +147,10 @@ def test_collect_from_a_run_without_tables_refuses_and_keeps_the_manifest(checko
 
 def test_a_conflicting_file_refuses_collect_before_it_copies_anything(tmp_path, monkeypatch, fault_ledger):
     """A file another stage collected with other bytes is refused before any file is copied
-    (collect used to copy the files sorted before it, then raise)."""
+    (collect used to copy the files sorted before it, then raise, leaving them behind)."""
     name = fault_ledger.tried("reference tool: collect over another stage's file with other bytes")
     out, results = tmp_path / "reference", tmp_path / "results"
     (results / "tables").mkdir(parents=True)
-    (results / "tables" / "a.csv").write_text("x\n1\n")
     (results / "tables" / "b.csv").write_text("x\n2\n")
     provenance = tmp_path / "corpus.json"
     provenance.write_text('{"corpus_sha256": "0"}')
@@ -160,10 +159,11 @@ def test_a_conflicting_file_refuses_collect_before_it_copies_anything(tmp_path, 
             "--configfile", "config/smoke.yaml"]  # fmt: skip
     assert reference_main([*argv, "--stage", "study"]) == 0
     manifest = (out / "manifest.json").read_bytes()
-    (results / "tables" / "a.csv").write_text("x\n9\n")
+    (results / "tables" / "a.csv").write_text("x\n9\n")  # new, and sorted before the conflict
     (results / "tables" / "b.csv").write_text("x\n8\n")
     assert reference_main([*argv, "--stage", "regimes"]) == 1
-    assert (out / "tables" / "b.csv").read_text() == "x\n2\n"  # b sorts after the refused a
+    assert (out / "tables" / "b.csv").read_text() == "x\n2\n"
+    assert not (out / "tables" / "a.csv").exists()
     assert (out / "manifest.json").read_bytes() == manifest
     fault_ledger.rejected(name)
 
