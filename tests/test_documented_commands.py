@@ -19,7 +19,7 @@ import sys
 import pandas as pd
 import pytest
 import yaml
-from conftest import REPO, SMOKE_CONFIG
+from conftest import REPO, SMOKE_CONFIG, run_snakemake
 
 DOCUMENTS = ["README.md", "config/README.md", "reference/README.md", "profiles/README.md",
              *sorted(str(p.relative_to(REPO)) for p in (REPO / "docs").glob("*.md"))]  # fmt: skip
@@ -206,3 +206,15 @@ def test_the_smoke_run_plans_exactly_the_smoke_configs_regimes_and_candidates(sm
     assert list(table.loc[table["kind"] == "candidate", "name"]) == list(
         config["protocol"]["alphabet_candidates"]
     )
+
+
+@pytest.mark.workflow
+def test_a_configfile_replaces_the_config_yaml_beside_it(tmp_path):
+    """Run where ``config/config.yaml`` lies, as in a checkout: Snakemake alone merged it
+    under ``--configfile config/smoke.yaml``, and the alphabet check carried config.yaml's
+    seven candidates beside the smoke config's one (no training: corpus and inventory)."""
+    shutil.copytree(REPO / "config", tmp_path / "config")
+    run_snakemake(tmp_path, "--cores", "1", "results/tables/alphabet_check.csv", timeout=600)
+    table = pd.read_csv(tmp_path / "results/tables/alphabet_check.csv")
+    smoke = yaml.safe_load(SMOKE_CONFIG.read_text())["protocol"]["alphabet_candidates"]
+    assert list(table.loc[table["kind"] == "candidate", "name"]) == list(smoke)
