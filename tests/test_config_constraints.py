@@ -63,6 +63,7 @@ TWO = "two_layers: its regime sets layers"
 LONGER = "longer_training: its regime overrides steps only, past train.steps"
 SWEEP_B, FITS = "forget_bias_sweep: one regime per b", "windows fit in the splits of a text of known length"
 PROBE = "probe.length holds the perturbation"
+FINITE, ONCE = PLAN, "models are listed once"
 ANY_SHA = "a" * 64
 
 
@@ -536,6 +537,41 @@ CASES = [
         {"open_questions": {"long_memory": {"probe_lines": 2000}}},
         "open_questions.long_memory.probe_lines is 2000, but the 2000 validation characters",
     ),
+    # ---- numbers (issue 31: .inf trained, .nan was refused naming another key)
+    Case(
+        "train.lr is finite (.inf)", FINITE, {"train": {"lr": float("inf")}}, "train.lr is inf: not a finite"
+    ),
+    Case(
+        "train.lr is finite (.nan)", FINITE, {"train": {"lr": float("nan")}}, "train.lr is nan: not a finite"
+    ),
+    Case(
+        "a regime's forget_bias is finite",
+        FINITE,
+        {"regimes": {"forget_bias_3": {"forget_bias": float("nan")}}},
+        "regimes.forget_bias_3.forget_bias is nan: not a finite",
+    ),
+    Case(
+        "the sweep's learning rates are finite",
+        FINITE,
+        {"regime_sweep": {"optimizers": {"sgd": [float("-inf")]}}},
+        "regime_sweep.optimizers.sgd[0] is -inf: not a finite",
+    ),
+    Case(
+        "split.train_fraction is finite",
+        FINITE,
+        {"split": {"train_fraction": float("nan")}},
+        "split.train_fraction is nan: not a finite",
+    ),
+    # ---- lists (issue 31: a model listed twice duplicated rows in three tables)
+    Case(
+        "grid.models lists each model once",
+        ONCE,
+        lambda config: config["grid"]["models"].append(dict(config["grid"]["models"][2])),
+        "grid.models names gru_w24 2 times",
+    ),
+    Case(
+        "grid.seeds lists each seed once", SCHEMA, {"grid": {"seeds": [0, 1, 0]}}, "has non-unique elements"
+    ),
 ]
 
 
@@ -701,3 +737,12 @@ def test_the_training_job_refuses_a_corpus_before_it_trains(tmp_path, text, frag
     assert "step 0 val_loss" not in log  # refused before training
     assert not (workdir / MODEL).exists()
     fault_ledger.rejected(name)
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if "finite" in c.fragment], ids=lambda c: c.constraint)
+def test_the_plan_refuses_a_number_that_is_not_finite(case):
+    """gatedrnn.plan (the reference tool's config too) refuses NaN and infinity before it
+    plans anything: a NaN once crashed int() or named another key."""
+    with pytest.raises(ConfigError) as refusal:
+        Plan.from_config(changed_config(case.change))
+    assert case.fragment in str(refusal.value)

@@ -85,6 +85,14 @@ def _per_seed_counts(reference: pd.DataFrame, labels: list[str]) -> list[str]:
     return [c for c in labels if c not in kept]
 
 
+def _row_keys(frame: pd.DataFrame, labels: list[str]) -> pd.Series:
+    """One string per row from its label cells. Each cell through ``str`` (an empty
+    cell is "nan"): pandas 3's ``astype(str)`` keeps NaN a float, which ``join`` refuses."""
+    if not labels:
+        return frame.index.astype(str).to_series(index=frame.index)
+    return frame[labels].map(str).agg("\x1f".join, axis=1)
+
+
 def _same_bits(a: float, b: float) -> bool:
     if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
         return True
@@ -99,7 +107,7 @@ def _long_spread(reference: pd.DataFrame, labels: list[str], column: str) -> pd.
     if not group:
         spread = values[numeric_seeds].max() - values[numeric_seeds].min()
         return pd.Series(spread if numeric_seeds.sum() > 1 else np.nan, index=reference.index)
-    keys = reference[group].astype(str).agg("\x1f".join, axis=1)
+    keys = _row_keys(reference, group)
     per_seed = values.where(numeric_seeds)
     ranges = per_seed.groupby(keys).agg(lambda s: s.max() - s.min() if s.count() > 1 else np.nan)
     return keys.map(ranges)
@@ -123,10 +131,7 @@ def compare_tables(name: str, run: pd.DataFrame, reference: pd.DataFrame) -> Tab
         return TableComparison(name, "not comparable: column types differ", empty)
     counted = {*_counted_columns(run, reference), *_per_seed_counts(reference, labels)}
     labels = [c for c in labels if c not in counted]
-    run_keys = run[labels].astype(str).agg("\x1f".join, axis=1) if labels else run.index.astype(str)
-    ref_keys = (
-        reference[labels].astype(str).agg("\x1f".join, axis=1) if labels else reference.index.astype(str)
-    )
+    run_keys, ref_keys = _row_keys(run, labels), _row_keys(reference, labels)
     if len(run) != len(reference) or list(run_keys) != list(ref_keys):
         return TableComparison(name, "not comparable: rows differ (another config or corpus?)", empty)
 
@@ -208,6 +213,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--details", help="write every compared value with its status to this CSV")
     parser.add_argument("--strict", action="store_true", help="exit 1 unless every value is identical")
     args = parser.parse_args(argv)
+    details = Path(args.details) if args.details else None
+    if details is not None and (details.is_dir() or not details.parent.is_dir()):
+        why = "is a directory" if details.is_dir() else f"is in {details.parent}, which does not exist"
+        print(f"ERROR: --details {args.details}: {why}; name a CSV file to write", file=sys.stderr)
+        return 2
     try:
         comparisons = compare_runs(args.run, args.reference)
     except FileNotFoundError as err:
@@ -217,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.details:
         frames = [c.details for c in comparisons if c.details is not None and not c.details.empty]
         if frames:
-            pd.concat(frames).to_csv(args.details, index=False)
+            pd.concat(frames).to_csv(details, index=False)
     if args.strict:
         clean = all(c.status == "compared" for c in comparisons) and all(
             c.counts[s] == 0 for c in comparisons for s in STATUSES[1:]

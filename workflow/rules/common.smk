@@ -50,7 +50,9 @@ if not os.path.abspath(gatedrnn.__file__).startswith(os.path.join(SRC, "")):
     )
 
 from gatedrnn.code_version import code_version as _code_version
+from gatedrnn.plan.checks import refuse_non_finite
 from gatedrnn.plan.published import regime_view_tables
+from gatedrnn.plan.resources import machine_memory_mb
 
 from gatedrnn.plan import (
     ALPHABET_CHECK,
@@ -77,6 +79,8 @@ from gatedrnn.plan import (
 min_version("9.0")
 
 
+# NaN passes every bound of the schema and names another key when it fails: refused first.
+refuse_non_finite(config, WorkflowError)
 # The schema's defaults are config/config.yaml's values, for the reader (and the workflow
 # catalog's parameter table), never filled in: a config lacking a key is refused.
 validate(config, schema="../schemas/config.schema.yaml", set_default=False)
@@ -110,6 +114,17 @@ refuse_float_integers(
 # run, file name and target of this config. Refuses a config whose sweeps or open
 # questions name a regime that is missing, clashing or on the wrong dataset.
 PLAN = Plan.from_config(config)
+
+# The most memory a training job can have (gatedrnn.plan.resources): --resources mem_mb
+# (or a profile's resources:), else, run here, this machine's; a job estimated above
+# it is refused before it starts (Snakemake would cap its mem_mb silently).
+_GIVEN_MB = workflow.global_resources.get("mem_mb")
+if getattr(_GIVEN_MB, "value", None) is not None:
+    MEMORY_LIMIT = (int(_GIVEN_MB.value), "--resources mem_mb")
+elif workflow.local_exec and not workflow.remote_exec and machine_memory_mb():
+    MEMORY_LIMIT = (machine_memory_mb(), "this machine's memory")
+else:
+    MEMORY_LIMIT = None  # a cluster without --resources mem_mb: its scheduler's limits
 
 # The software of every rule (one environment; snakemake --lint wants it per rule).
 ENV = "../../envs/gatedrnn.yaml"

@@ -22,7 +22,9 @@ rule train:
         # the job's estimated peak plus 20 %, or train.mem_mb (gatedrnn.plan.resources),
         # once its corpus exists: the estimate needs the vocabulary and the length
         mem_mb=lambda wildcards, input: PLAN.train_mem_mb(
-            Run.of(wildcards), json.loads(Path(input.provenance).read_text())
+            Run.of(wildcards),
+            json.loads(Path(input.provenance).read_text()),
+            MEMORY_LIMIT,
         ),
         runtime=config["train"]["runtime"],
     params:

@@ -21,7 +21,7 @@ from functools import cached_property
 from typing import ClassVar
 
 from gatedrnn.core import conventions
-from gatedrnn.plan.checks import ConfigError, check_plan
+from gatedrnn.plan.checks import ConfigError, check_plan, refuse_non_finite
 from gatedrnn.plan.paths import (
     ALPHABET_CHECK,
     ANY_RUN,
@@ -117,7 +117,8 @@ class Plan:
         the corpus, an enabled open question whose regime is undefined or on the wrong
         dataset, and a copy distance longer than the windows; then (ConfigError, every
         problem at once) whatever else breaks a constraint the documentation states
-        (:mod:`gatedrnn.plan.checks`)."""
+        (:mod:`gatedrnn.plan.checks`). A NaN or infinite number is refused first."""
+        refuse_non_finite(config)
         points = sweep_points(config)
         size_points = corpus_size_points(config)
         regimes = all_regimes(config, points + size_points)
@@ -318,12 +319,13 @@ class Plan:
         """{corpus, provenance}: the text files a regime's models train on."""
         return DATASETS[self.dataset(regime)]
 
-    def train_mem_mb(self, run: Run, provenance: Mapping) -> int:
+    def train_mem_mb(self, run: Run, provenance: Mapping, limit: tuple[int, str] | None = None) -> int:
         """The memory (MB) a training job asks of the scheduler (gatedrnn.plan.resources),
-        on the corpus its regime trains on (``provenance``: that corpus.json)."""
+        on the corpus its regime trains on (``provenance``: that corpus.json); refused
+        above ``limit`` (MB, what sets it)."""
         cell, token = run.model.rsplit("_", 1)  # cells may hold "_" (gru_noreset)
         configured = self.config["train"]["mem_mb"]
-        return train_mem_mb(configured, cell, token, self.train_config(run.regime), provenance)
+        return train_mem_mb(configured, cell, token, self.train_config(run.regime), provenance, limit)
 
     def prefix_regime(self, regime: str) -> str | None:
         """The regime whose run is this regime's first steps (gatedrnn.train.prefix)."""

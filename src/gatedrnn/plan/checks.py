@@ -24,6 +24,7 @@ each (and each constraint enforced elsewhere) a violating config, refused by a d
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterable, Mapping
 
@@ -57,6 +58,55 @@ def check_plan(plan) -> None:
             f"the config breaks {len(problems)} constraints (config/README.md):\n"
             + "\n".join(f"  - {problem}" for problem in problems)
         )
+
+
+# ------------------------------------------------------------------------ numbers
+
+
+def non_finite_numbers(config, key: str = "") -> list[str]:
+    """``key is value`` for every NaN or infinite number of ``config``, however deep
+    (regimes, the sweep's learning rates): YAML reads ``.nan`` and ``.inf`` as floats,
+    and a NaN passes every bound of the schema (each comparison is false), an infinity
+    every lower one."""
+    if isinstance(config, Mapping):
+        return [p for k, v in config.items() for p in non_finite_numbers(v, f"{key}.{k}" if key else str(k))]
+    if isinstance(config, list | tuple):
+        return [p for i, v in enumerate(config) for p in non_finite_numbers(v, f"{key}[{i}]")]
+    if isinstance(config, float) and not math.isfinite(config):
+        return [f"{key} is {config}"]
+    return []
+
+
+def refuse_non_finite(config, error: type[Exception] = ConfigError) -> None:
+    """Refuse (``error``: the workflow's WorkflowError prints without a traceback) a
+    config with a NaN or infinite number, naming each key."""
+    problems = non_finite_numbers(config)
+    if problems:
+        raise error(
+            f"Error validating config file: {'; '.join(problems)}: not a finite number; "
+            "give every numeric key a finite value (.nan and .inf are YAML's NaN and infinity)"
+        )
+
+
+def _lists_named(config, name: str, key: str = ""):
+    """(dotted key, list) for every list under a key called ``name``, however deep."""
+    if isinstance(config, Mapping):
+        for k, value in config.items():
+            path = f"{key}.{k}" if key else str(k)
+            if k == name and isinstance(value, list):
+                yield path, value
+            else:
+                yield from _lists_named(value, name, path)
+
+
+@check("models are listed once")
+def models_listed_once(plan) -> Iterable[str]:
+    """A model named twice trains once and fills every table it reaches twice (seeds:
+    the schema's uniqueItems)."""
+    for key, models in _lists_named(plan.config, "models"):
+        ids = [plan.model_id(m["cell"], m["width"]) for m in models]
+        for twice in dict.fromkeys(x for x in ids if ids.count(x) > 1):
+            yield f"{key} names {twice} {ids.count(twice)} times; list each model once"
 
 
 # ------------------------------------------------------------------------- helpers

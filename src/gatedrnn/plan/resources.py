@@ -3,13 +3,17 @@
 ``train.mem_mb: null`` asks for the job's estimated peak (:mod:`gatedrnn.core.memory`,
 calibrated on this machine class to within about 10 %) plus :data:`MEMORY_MARGIN`;
 a number is taken as given, and a job whose estimate exceeds it is refused before
-it runs (it would be killed by the scheduler, or by the machine, mid-training).
+it runs (it would be killed by the scheduler, or by the machine, mid-training). So is
+a job whose estimate exceeds the memory it can have at all: ``--resources mem_mb``
+(a profile's ``resources:``), else, run locally, the machine's total.
 """
 
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Mapping
+from pathlib import Path
 
 from gatedrnn.core.memory import estimate_train_peak_mb
 from gatedrnn.core.widths import resolve_width
@@ -38,12 +42,50 @@ def estimated_train_mb(cell: str, width_token: str, train: Mapping, provenance: 
     )
 
 
+def machine_memory_mb() -> int | None:
+    """This machine's memory (MiB): its physical total, or its control group's limit
+    (a container's) where that is lower. None where the system does not say."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+    try:
+        limit = Path("/sys/fs/cgroup/memory.max").read_text().strip()
+        total = min(total, int(limit)) if limit.isdigit() else total
+    except OSError:
+        pass
+    return total // (1 << 20)
+
+
+def refuse_above_limit(estimate: float, limit: tuple[int, str] | None, job: str) -> None:
+    """Refuse a job whose estimated peak exceeds ``limit`` (MiB, what sets it) before it
+    starts: Snakemake would cap its ``mem_mb`` to ``--resources`` silently and start it,
+    and it would die in the allocator mid-training."""
+    if limit is not None and estimate > limit[0]:
+        raise ValueError(
+            f"{job} is estimated to peak at {estimate:.0f} MB, above {limit[1]} ({limit[0]} MB): "
+            "it would be killed mid-training; give it more memory (snakemake --resources mem_mb=...) "
+            "on a machine that has it, or shrink the job (train.batch_size, train.val_windows, widths)"
+        )
+
+
 def train_mem_mb(
-    configured: int | None, cell: str, width_token: str, train: Mapping, provenance: Mapping
+    configured: int | None,
+    cell: str,
+    width_token: str,
+    train: Mapping,
+    provenance: Mapping,
+    limit: tuple[int, str] | None = None,
 ) -> int:
     """The job's ``mem_mb``: the configured value, or the estimate plus the margin.
-    Refuses a configured value below the estimate, naming the key, both numbers and the fix."""
+    Refuses a configured value below the estimate, naming the key, both numbers and the
+    fix, and an estimate above ``limit`` (:func:`refuse_above_limit`)."""
     estimate = estimated_train_mb(cell, width_token, train, provenance)
+    job = (
+        f"a {cell}_{width_token} training job on this corpus ({provenance['characters']} characters, "
+        f"{provenance['vocab_size']} distinct)"
+    )
+    refuse_above_limit(estimate, limit, job)
     if configured is None:
         return math.ceil(estimate * (1 + MEMORY_MARGIN))
     if configured < estimate:

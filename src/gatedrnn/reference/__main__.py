@@ -3,14 +3,93 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
+import yaml
+
+from gatedrnn.io.files import atomic_write_bytes
+from gatedrnn.plan.checks import non_finite_numbers
 from gatedrnn.reference import __doc__ as PACKAGE_DOC
 from gatedrnn.reference import another_cpu, manifest, tables
 
 
+class BadArgument(ValueError):
+    """An argument that names no file of the kind its command reads: refused before any write."""
+
+
+def _directory(flag: str, value: str, holds: tuple[str, ...] = ()) -> Path:
+    path = Path(value)
+    if not path.is_dir():
+        kind = "is a file" if path.exists() else "does not exist"
+        raise BadArgument(f"{flag} {value}: {kind}; it must be a directory")
+    lacking = [name for name in holds if not (path / name).exists()]
+    if lacking:
+        raise BadArgument(f"{flag} {value}: has no {', '.join(lacking)}; is it the right directory?")
+    return path
+
+
+def _file(flag: str, value: str) -> Path:
+    path = Path(value)
+    if not path.is_file():
+        kind = "is a directory" if path.is_dir() else "does not exist"
+        raise BadArgument(f"{flag} {value}: {kind}; it must be a file")
+    return path
+
+
+def _json_file(flag: str, value: str) -> Path:
+    path = _file(flag, value)
+    try:
+        json.loads(path.read_text())
+    except ValueError as err:
+        raise BadArgument(f"{flag} {value}: not JSON ({err})") from err
+    return path
+
+
+def _new_file(flag: str, value: str) -> Path:
+    """A file the command writes whole: an existing file, or a new one in an existing directory."""
+    path = Path(value)
+    if path.is_dir() or not path.parent.is_dir():
+        kind = "is a directory" if path.is_dir() else f"is in {path.parent}, which does not exist"
+        raise BadArgument(f"{flag} {value}: {kind}; it must be a file")
+    return path
+
+
+def _config(files: list[str]) -> dict:
+    for value in files:
+        _file("--configfile", value)
+        try:
+            content = yaml.safe_load(Path(value).read_text())
+        except yaml.YAMLError as err:
+            raise BadArgument(f"--configfile {value}: not YAML ({err})") from err
+        if not isinstance(content, dict):
+            raise BadArgument(f"--configfile {value}: not a mapping of config keys")
+    config = tables.load_config(files)
+    problems = non_finite_numbers(config)
+    if problems:
+        raise BadArgument(f"--configfile {' '.join(files)}: {'; '.join(problems)}: not a finite number")
+    return config
+
+
+REFERENCE_HOLDS = (manifest.MANIFEST, "tables")
+
+
+def write_whole(files: dict[Path, str]) -> None:
+    """Every file rendered before any is written, each written atomically."""
+    for path, text in files.items():
+        atomic_write_bytes(path, text.encode())
+
+
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return run(argv)
+    except BadArgument as err:
+        print(f"ERROR: {err}; nothing written", file=sys.stderr)
+        return 2
+
+
+def run(argv: list[str] | None = None) -> int:
     summary = PACKAGE_DOC.split("\n\n")[0]
     parser = argparse.ArgumentParser(prog="python -m gatedrnn.reference", description=summary)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -66,18 +145,18 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("--configfile", nargs="+", default=["config/config.yaml"])
     args = parser.parse_args(argv)
     if args.command == "ledger":
-        config = tables.load_config(args.configfile)
-        ledger = tables.reference_ledger(Path(args.reference), config, Path.cwd())
+        reference = _directory("--reference", args.reference, REFERENCE_HOLDS)
+        config = _config(args.configfile)
+        ledger = tables.reference_ledger(reference, config, Path.cwd())
         if ledger is None:
             print("the reference lacks tables the ledger reads: collect every stage first", file=sys.stderr)
             return 1
-        reference = Path(args.reference)
-        tables.write_ledger(ledger, reference)
-        written = ["claims.csv", "claims.md", "claims.html"]
+        files = tables.render_ledger(ledger, reference)
         answers = tables.reference_open_questions(reference, config)
         if answers is not None:
-            (reference / "open_questions.md").write_text(answers)
-            written.append("open_questions.md")
+            files[reference / "open_questions.md"] = answers
+        write_whole(files)
+        written = [path.name for path in files]
         manifest.record_derived(reference, "ledger", written, Path.cwd(),
                        "computed from reference/tables by python -m gatedrnn.reference ledger")  # fmt: skip
         from gatedrnn.claims import summary_line
@@ -87,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "scoreboard":
         board = tables.reference_scoreboard(
-            Path(args.reference), tables.load_config(args.configfile), Path.cwd()
+            _directory("--reference", args.reference, REFERENCE_HOLDS), _config(args.configfile), Path.cwd()
         )
         if board is None:
             print(
@@ -108,7 +187,10 @@ def main(argv: list[str] | None = None) -> int:
             return 0 if same else 1
         return 0
     if args.command == "confirm":
-        config = tables.load_config(args.configfile)
+        _directory("--reference", args.reference, REFERENCE_HOLDS)
+        config = _config(args.configfile)
+        if not args.targets:
+            _directory("--results", args.results)
         try:
             if args.targets:
                 by_kind = tables.confirmation_files(Path(args.reference), config, Path.cwd())
@@ -129,38 +211,53 @@ def main(argv: list[str] | None = None) -> int:
             replace_readme_summary,
         )
 
-        Path(args.page).write_text(render_results_page(args.reference))
-        readme = Path(args.readme)
-        text = replace_readme_summary(readme.read_text(), render_readme_summary(args.reference))
-        text = replace_protocol_section(text, render_protocol_section(args.reference, Path.cwd()))
-        readme.write_text(text)
-        notes = Path(args.reference) / "README.md"
-        section = another_cpu.render_another_cpu_section(
-            Path(args.reference), tables.load_config(args.configfile), Path.cwd()
-        )
-        notes.write_text(replace_block(notes.read_text(), another_cpu.BEGIN, another_cpu.END, section,
-                                       str(notes)))  # fmt: skip
+        reference = _directory("--reference", args.reference, (*REFERENCE_HOLDS, "README.md"))
+        page, readme = _new_file("--page", args.page), _file("--readme", args.readme)
+        config = _config(args.configfile)
+        notes = reference / "README.md"
+        try:
+            text = replace_readme_summary(readme.read_text(), render_readme_summary(reference))
+            text = replace_protocol_section(text, render_protocol_section(reference, Path.cwd()))
+            section = another_cpu.render_another_cpu_section(reference, config, Path.cwd())
+            notes_text = replace_block(notes.read_text(), another_cpu.BEGIN, another_cpu.END, section,
+                                       str(notes))  # fmt: skip
+        except ValueError as err:  # a README without its generated blocks
+            raise BadArgument(f"--readme {args.readme} or --reference {args.reference}: {err}") from err
+        write_whole({page: render_results_page(reference), readme: text, notes: notes_text})
         print(f"wrote {args.page}, the summary in {args.readme} and {notes}'s section Another CPU model")
         return 0
     if args.command == "collect-another-cpu":
+        results = _directory("--results", args.results, ("tables",))
+        out = _directory("--out", args.out, REFERENCE_HOLDS)
+        config = _config(args.configfile)
+        if not args.built_by.strip():
+            raise BadArgument("--built-by is empty: give the snakemake command that built the tables")
         try:
-            saved = another_cpu.collect_another_cpu(
-                Path(args.results), Path(args.out), args.stage, tables.load_config(args.configfile),
-                Path.cwd(), args.built_by,
-            )  # fmt: skip
+            saved = another_cpu.collect_another_cpu(results, out, args.stage, config, Path.cwd(),
+                                                    args.built_by)  # fmt: skip
         except ValueError as err:
             print(f"ERROR: {err}", file=sys.stderr)
             return 1
         print(f"kept {len(saved['another_cpu']['tables'])} tables under {args.out}/another_cpu/tables")
         return 0
     if args.command == "collect":
+        if not args.stage.strip() or "/" in args.stage:
+            raise BadArgument(f"--stage {args.stage!r}: give a stage name (study, regimes, ...)")
+        results = _directory("--results", args.results, ("tables",))
+        if not any((results / "tables").glob("*.csv")):
+            raise BadArgument(f"--results {args.results}: its tables/ holds no CSV; has the stage run?")
+        out = Path(args.out)
+        if out.exists() and not out.is_dir():
+            raise BadArgument(f"--out {args.out}: is a file; it must be a directory")
+        if out.is_dir() and not (out / manifest.MANIFEST).is_file() and any(out.iterdir()):
+            raise BadArgument(f"--out {args.out}: a directory with files and no {manifest.MANIFEST}")
+        config = _config(args.configfile)
+        provenance = _json_file("--provenance", args.provenance)
+        projection = _json_file("--projection", args.projection) if args.projection else None
         try:
-            config = tables.load_config(args.configfile)
-            projection = Path(args.projection) if args.projection else None
             saved = manifest.collect(
-                Path(args.results), Path(args.out), args.stage, config, Path(args.provenance),
-                Path.cwd(), args.note, projection, args.partial,
-            )  # fmt: skip
+                results, out, args.stage, config, provenance, Path.cwd(), args.note, projection, args.partial
+            )
         except ValueError as err:
             print(f"ERROR: {err}", file=sys.stderr)
             return 1

@@ -6,10 +6,11 @@ from __future__ import annotations
 import json
 import os
 import platform
-import shutil
 import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
+
+from gatedrnn.io.files import atomic_write_bytes
 
 REFERENCE = Path("reference")
 MANIFEST = "manifest.json"
@@ -75,13 +76,12 @@ def _relative_owners(owner: dict[str, str]) -> dict[str, str]:
 
 
 def _copy_checked(src: Path, dst: Path, key: str, owner: dict[str, str], stage: str) -> None:
+    """Refuse a copy over another stage's file; the copies themselves come after every check."""
     if dst.exists() and dst.read_bytes() != src.read_bytes() and owner.get(key, stage) != stage:
         raise ValueError(
             f"{dst} was collected by stage {owner[key]!r} and the run's {src} differs from it; "
             "collect each stage from one run, or start reference/ afresh"
         )
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(src, dst)
     owner.setdefault(key, stage)
 
 
@@ -134,16 +134,16 @@ def collect(
         manifest = json.loads(manifest_path.read_text())
     owner = _relative_owners(manifest.setdefault("files", {}))
     manifest["files"] = owner
-    copied = []
+    sources = {}
     for sub, pattern in (("tables", "*.csv"), ("figures", "*.png")):
         for src in sorted((results / sub).glob(pattern)):
-            name = f"{sub}/{src.name}"
-            _copy_checked(src, out / name, name, owner, stage)
-            copied.append(name)
+            sources[f"{sub}/{src.name}"] = src
     for name in LEDGER_FILES + PROSE_FILES:
         if (results / name).exists():
-            _copy_checked(results / name, out / name, name, owner, stage)
-            copied.append(name)
+            sources[name] = results / name
+    for name, src in sources.items():
+        _copy_checked(src, out / name, name, owner, stage)
+    copied = list(sources)
     provenance = json.loads(corpus_provenance.read_text()) if corpus_provenance.exists() else {}
     machine = this_machine(config)
     record = {
@@ -183,8 +183,10 @@ def collect(
         projected = json.loads(projection.read_text())
         record["projection"] = projection_against_actual(projected, run_jobs)
     manifest["totals"] = totals(manifest)
-    out.mkdir(parents=True, exist_ok=True)
-    manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    # every check passed: the copies, then the manifest, each written whole
+    for name, src in sources.items():
+        atomic_write_bytes(out / name, src.read_bytes())
+    atomic_write_bytes(manifest_path, (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode())
     return manifest
 
 
@@ -247,5 +249,5 @@ def record_derived(out: Path, stage: str, files: list[str], repo: Path, note: st
         "files": sorted(files),
         "note": note,
     }
-    manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    atomic_write_bytes(manifest_path, (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode())
     return manifest

@@ -152,12 +152,17 @@ def complete_protocol(reference: Path, results: Path, config: dict, workflow: Pa
     return [board_path, table_path, regimes_path, figure_path]
 
 
-def write_ledger(ledger, out: Path) -> None:
+def render_ledger(ledger, out: Path) -> dict[Path, str]:
+    """``claims.{csv,md,html}`` under ``out``, path -> text, for the caller to write whole."""
     from gatedrnn.claims import render_html, render_markdown
 
-    ledger.to_csv(out / "claims.csv", index=False)
-    (out / "claims.md").write_text(render_markdown(ledger))
-    (out / "claims.html").write_text(render_html(ledger))
+    return {out / "claims.csv": ledger.to_csv(index=False), out / "claims.md": render_markdown(ledger),
+            out / "claims.html": render_html(ledger)}  # fmt: skip
+
+
+def write_ledger(ledger, out: Path) -> None:
+    for path, text in render_ledger(ledger, out).items():
+        path.write_text(text)
 
 
 def load_config(files: list[str]) -> dict:
