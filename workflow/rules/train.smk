@@ -35,10 +35,6 @@ rule train:
         device=config["train"]["device"],
         # the job always runs train.threads threads: results must not depend on --cores
         threads=config["train"]["threads"],
-        # beside the outputs, under an importing workflow's `prefix:` too
-        checkpoint_dir=lambda wildcards, output: os.path.join(
-            output.model.removesuffix(model_file(Run.of(wildcards), "model.pt")),
-            checkpoint_dir(Run.of(wildcards)),
-        ),
+        checkpoint_dir=lambda wildcards: checkpoint_dir(Run.of(wildcards)),
     script:
         "../scripts/train.py"
