@@ -38,7 +38,8 @@ def setting_environment(setting: str) -> dict[str, str | None]:
     library, value = setting.split("=", 1)
     value = value.replace("+", ",")  # mkl=AVX2+STRICT: the list's commas separate settings
     if library not in LIBRARY_VARIABLES:
-        raise SystemExit(f"--settings: {setting!r}: use a setting or one of {', '.join(LIBRARY_VARIABLES)}=VALUE")
+        choices = ", ".join(LIBRARY_VARIABLES)
+        raise SystemExit(f"--settings: {setting!r}: use a setting or one of {choices}=VALUE")
     return {name: (value if name in LIBRARY_VARIABLES[library] else None) for name in VARIABLES}
 
 
