@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import hashlib
 import os
 import platform
 import sys
@@ -104,6 +105,32 @@ def pin(cpu_isa: str, environ: MutableMapping[str, str] | None = None) -> dict[s
         else:
             environ[name] = value
     return before
+
+
+def weights_sha256(state_dict: dict) -> str:
+    """sha256 of a model's weights: each tensor's name, dtype, shape and bytes, by name.
+    Independent of how the file was written (``torch.save``'s archive format)."""
+    digest = hashlib.sha256()
+    for name in sorted(state_dict):
+        tensor = state_dict[name].detach().to("cpu").contiguous()
+        digest.update(f"{name} {tensor.dtype} {tuple(tensor.shape)}\n".encode())
+        digest.update(tensor.numpy().tobytes())
+    return digest.hexdigest()
+
+
+def file_sha256(path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def cpu_flags() -> list[str]:
+    """The CPU's vector extensions that decide what the libraries can dispatch to."""
+    wanted = ("sse2", "avx", "avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512_vnni")
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("flags"):
+                present = set(line.split(":", 1)[1].split())
+                return [flag for flag in wanted if flag in present]
+    return []
 
 
 def cpu_model() -> str:
