@@ -33,7 +33,8 @@ def run_fingerprint(*args):
 
 def test_this_cpu_trains_the_fingerprints_bits():
     proc = run_fingerprint()
-    assert proc.returncode == 0, f"the numerics fingerprint differs on this CPU:\n{proc.stdout}\n{proc.stderr}"
+    output = f"{proc.stdout}\n{proc.stderr}"
+    assert proc.returncode == 0, f"the numerics fingerprint differs on this CPU:\n{output}"
     assert "bit-identical to the fingerprint" in proc.stdout
 
 
@@ -51,7 +52,8 @@ def test_a_changed_hash_fails_naming_the_cell(tmp_path):
 def test_the_fingerprint_covers_every_cell_and_two_layers():
     stored = fingerprint.load()
     assert set(stored["weights_sha256"]) == set(fingerprint.MODELS)
-    assert {cell for cell, _ in fingerprint.MODELS.values()} == {"rnn", "gru", "lstm", "cho_gru", "gru_noreset"}
+    cells = {cell for cell, _ in fingerprint.MODELS.values()}
+    assert cells == {"rnn", "gru", "lstm", "cho_gru", "gru_noreset"}
     assert any(layers == 2 for _, layers in fingerprint.MODELS.values())
     assert stored["cpu_isa"] == numerics.DEFAULT
     assert stored["passed_on"], "the fingerprint lists the CPUs it passed on"
@@ -59,7 +61,10 @@ def test_the_fingerprint_covers_every_cell_and_two_layers():
 
 def test_differences_name_missing_and_changed_models():
     lines = fingerprint.differences({"rnn": "a", "gru": "b"}, {"rnn": "a", "gru": "c", "lstm": "d"})
-    assert lines == ["gru (gru, 1 layer): weights differ (fingerprint b, here c)", "lstm: not in the fingerprint"]
+    assert lines == [
+        "gru (gru, 1 layer): weights differ (fingerprint b, here c)",
+        "lstm: not in the fingerprint",
+    ]
 
 
 def test_record_pass_adds_a_cpu_once():

@@ -219,4 +219,3 @@ def check_in_force(cpu_isa: str, device: str = "cpu") -> dict:
             "CPU supports (config/README.md, numerics)"
         )
     return found
-

@@ -33,7 +33,8 @@ def cmd_fingerprint(args) -> int:
         return 0
     expected = fingerprint.load(path)
     if expected["cpu_isa"] != args.cpu_isa:
-        print(f"ERROR: {path} is for numerics.cpu_isa {expected['cpu_isa']}, not {args.cpu_isa}", file=sys.stderr)
+        message = f"ERROR: {path} is for numerics.cpu_isa {expected['cpu_isa']}, not {args.cpu_isa}"
+        print(message, file=sys.stderr)
         return 2
     problems = fingerprint.differences(expected["weights_sha256"], hashes)
     if problems:
@@ -41,7 +42,8 @@ def cmd_fingerprint(args) -> int:
         for line in problems:
             print(f"  {line}")
         if expected.get("torch") != found_numerics["torch_version"]:
-            print(f"  (torch {found_numerics['torch_version']} here, {expected.get('torch')} in the fingerprint)")
+            here, there = found_numerics["torch_version"], expected.get("torch")
+            print(f"  (torch {here} here, {there} in the fingerprint: another build computes otherwise)")
         return 1
     known = ", ".join(entry["cpu_model"] for entry in expected["passed_on"])
     print(f"bit-identical to the fingerprint (passed before on: {known})")
@@ -64,7 +66,8 @@ def cmd_reference(args) -> int:
     manifest_path = Path(args.reference) / "manifest.json"
     workdir = Path(args.directory).resolve()
     if not manifest_path.exists():
-        print(f"ERROR: {manifest_path} is missing: collect a reference first (reference/README.md)", file=sys.stderr)
+        message = f"ERROR: {manifest_path} is missing: collect a reference first (reference/README.md)"
+        print(message, file=sys.stderr)
         return 2
     manifest = json.loads(manifest_path.read_text())
     try:
@@ -104,7 +107,7 @@ def cmd_reference(args) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m gatedrnn.verify", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--reference", default="reference", help="the reference directory (its manifest.json)")
+    parser.add_argument("--reference", default="reference", help="where manifest.json is")
     parser.add_argument("--directory", default=".", help="the working directory (holds data/, results/)")
     parser.add_argument(
         "--cpu-isa",
@@ -115,9 +118,9 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command")
     f = sub.add_parser("fingerprint", help="every cell trained tiny, against the committed fingerprint")
     f.add_argument("--cpu-isa", dest="fingerprint_isa", choices=list(numerics.SETTINGS), default=None)
-    f.add_argument("--file", default=None, help="the fingerprint file (default: tests/data/numerics_fingerprint.json)")
-    f.add_argument("--record-cpu", action="store_true", help="after a pass, add this CPU to the file's passed_on")
-    f.add_argument("--write", action="store_true", help="write the file anew from this machine (resets passed_on)")
+    f.add_argument("--file", default=None, help="default: tests/data/numerics_fingerprint.json")
+    f.add_argument("--record-cpu", action="store_true", help="after a pass, add this CPU to passed_on")
+    f.add_argument("--write", action="store_true", help="write it anew here (resets passed_on)")
     args = parser.parse_args(argv)
     if args.command == "fingerprint":
         from gatedrnn.verify.fingerprint import FINGERPRINT

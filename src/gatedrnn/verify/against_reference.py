@@ -122,7 +122,8 @@ def compare(record: dict, here: dict, spread: list[float]) -> Verdict:
             f"a GPU (here {our_numerics.get('device')}, reference {ref_numerics.get('device')}): "
             "GPU kernels are not bit-reproducible across GPU models"
         )
-    for key, what in (("cpu_isa", "another ISA setting (numerics.cpu_isa)"), ("torch_version", "another torch build")):
+    settings = (("cpu_isa", "another ISA setting (numerics.cpu_isa)"), ("torch_version", "another torch"))
+    for key, what in settings:
         if ref_numerics.get(key) != our_numerics.get(key):
             causes.append(f"{what}: {our_numerics.get(key)} here, {ref_numerics.get(key)} in the reference")
     native = "native" in (ref_numerics.get("cpu_isa"), our_numerics.get("cpu_isa"))
@@ -130,17 +131,20 @@ def compare(record: dict, here: dict, spread: list[float]) -> Verdict:
         causes.append("native numerics: bits match only on the reference's CPU model")
     bits_expected = not any(c.startswith(("a GPU", "native")) for c in causes)
 
-    if here["weights_sha256"] == record["weights_sha256"] and here["history_sha256"] == record["history_sha256"]:
+    same_weights = here["weights_sha256"] == record["weights_sha256"]
+    if same_weights and here["history_sha256"] == record["history_sha256"]:
         return Verdict(True, ["bit-identical to the reference"])
     lines = []
-    if here["weights_sha256"] != record["weights_sha256"]:
+    if not same_weights:
         lines.append(
             f"first difference: the final weights (sha256 {here['weights_sha256'][:16]} here, "
             f"{record['weights_sha256'][:16]} in the reference)"
         )
     else:
         lines.append("first difference: the validation history (the weights agree)")
-    lines.append(f"best validation loss: {here['best_val_loss']!r} here, {record['best_val_loss']!r} in the reference")
+    lines.append(
+        f"best validation loss: {here['best_val_loss']!r} here, {record['best_val_loss']!r} in the reference"
+    )
     if causes:
         lines.append("what differs from the reference's training: " + "; ".join(causes))
     elif bits_expected:
@@ -152,13 +156,14 @@ def compare(record: dict, here: dict, spread: list[float]) -> Verdict:
     if bits_expected:
         return Verdict(False, lines)
     if len(spread) < 2:
-        lines.append("bits are not expected to match; the reference has one seed of this model: no spread to compare")
+        lines.append("bits are not expected to match; the reference has one seed of this model: no spread")
         return Verdict(False, lines, bits_expected=False)
     width = spread[-1] - spread[0]
     within = abs(here["best_val_loss"] - record["best_val_loss"]) <= width
     lines.append(
-        f"bits are not expected to match; the best loss is {'within' if within else 'OUTSIDE'} the spread of the "
-        f"reference's {len(spread)} seeds ({spread[0]:.4f}..{spread[-1]:.4f}, spread {width:.4f}; "
+        f"bits are not expected to match; the best loss is {'within' if within else 'OUTSIDE'} the "
+        f"spread of the reference's {len(spread)} seeds ({spread[0]:.4f}..{spread[-1]:.4f}, "
+        f"spread {width:.4f}; "
         f"here {here['best_val_loss']:.4f}, reference {record['best_val_loss']:.4f})"
     )
     return Verdict(within, lines, bits_expected=False)
