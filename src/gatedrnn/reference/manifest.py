@@ -66,17 +66,13 @@ def training_jobs(results: Path) -> dict[str, dict]:
 def trained_bits(model_dir: Path, summary: dict) -> dict:
     """What ``python -m gatedrnn.verify`` compares a retraining with: the sha256 of the
     final weights (:func:`gatedrnn.numerics.weights_sha256`) and of ``history.csv``, the
-    best validation loss, the corpus, and the numerics it was trained under (the
-    summary's, None for a run trained before numerics.cpu_isa existed)."""
+    best validation loss, the corpus, and the numerics it was trained under (each
+    only where the run has it: none before numerics.cpu_isa existed)."""
     import torch
 
     from gatedrnn.numerics import file_sha256, weights_sha256
 
-    bits = {
-        "best_val_loss": summary.get("best_val_loss"),
-        "corpus_sha256": summary.get("corpus_sha256"),
-        "numerics": summary.get("numerics"),
-    }
+    bits = {key: summary[key] for key in ("best_val_loss", "corpus_sha256", "numerics") if key in summary}
     if (model_dir / "model.pt").exists():
         state = torch.load(model_dir / "model.pt", map_location="cpu", weights_only=True)
         bits["weights_sha256"] = weights_sha256(state)
