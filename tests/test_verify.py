@@ -112,6 +112,16 @@ def test_verify_end_to_end_at_smoke_size(tmp_path):
     if "bit-identical" not in native.stdout:  # a CPU whose native kernels are the pin's would match
         assert "native numerics" in native.stdout and "bits are not expected to match" in native.stdout
 
+    # the full-size record of the fingerprint file works on any model the workflow trained
+    fingerprint_file = tmp_path / "fingerprint.json"
+    fingerprint_file.write_text((REPO / "tests" / "data" / "numerics_fingerprint.json").read_text())
+    model_dir = str(workdir / "results" / "models" / "default" / "lstm_w24_s0")
+    recorded = verify("fingerprint", "--file", str(fingerprint_file), "--full-size", model_dir)
+    assert recorded.returncode == 0 and "recorded default/lstm_w24_s0" in recorded.stdout
+    again = verify("fingerprint", "--file", str(fingerprint_file), "--full-size", model_dir, "--record-cpu")
+    assert again.returncode == 0 and "bit-identical to the reference" in again.stdout
+    assert "already listed" in again.stdout
+
     name = min(manifest["training_jobs"], key=lambda n: manifest["training_jobs"][n]["cpu_s"])
     manifest["training_jobs"][name]["weights_sha256"] = "0" * 64
     (reference / "manifest.json").write_text(json.dumps(manifest))

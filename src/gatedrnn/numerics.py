@@ -179,6 +179,7 @@ def in_force() -> dict:
         "mkldnn_enabled": bool(torch.backends.mkldnn.enabled),
         "cpu_model": cpu_model(),
         "cpu_vendor": cpu_vendor(),
+        "cpu_flags": cpu_flags(),
         "torch_version": torch.__version__,
     }
 

@@ -54,6 +54,33 @@ def cmd_fingerprint(args) -> int:
     return 0
 
 
+def cmd_full_size(args) -> int:
+    """A full-size model the workflow trained, against the fingerprint file's record of it."""
+    from gatedrnn.verify import fingerprint
+    from gatedrnn.verify.against_reference import compare
+
+    path = Path(args.file)
+    stored = fingerprint.load(path)
+    name, here = fingerprint.full_size_record(Path(args.full_size))
+    records = stored.setdefault("full_size", {})
+    trained_on = here["numerics"]
+    if name not in records:
+        records[name] = here | {"passed_on": [fingerprint.this_cpu(trained_on)]}
+        fingerprint.save(stored, path)
+        print(f"recorded {name} ({trained_on['cpu_model']}) in {path}: {here['weights_sha256'][:16]}")
+        return 0
+    record = records[name]
+    verdict = compare(record, here, [])
+    print(f"{name}, trained on {trained_on['cpu_model']}, against {path}:")
+    for line in verdict.lines:
+        print(f"  {line}")
+    if verdict.identical and args.record_cpu:
+        added = fingerprint.record_pass(record, trained_on)
+        fingerprint.save(stored, path)
+        print(f"{'added' if added else 'already listed'}: {trained_on['cpu_model']}")
+    return 0 if verdict.identical else 1
+
+
 def cmd_reference(args) -> int:
     import json
 
@@ -121,13 +148,19 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--file", default=None, help="default: tests/data/numerics_fingerprint.json")
     f.add_argument("--record-cpu", action="store_true", help="after a pass, add this CPU to passed_on")
     f.add_argument("--write", action="store_true", help="write it anew here (resets passed_on)")
+    f.add_argument(
+        "--full-size",
+        metavar="MODEL_DIR",
+        help="instead: a model the workflow trained (results/models/default/lstm_w325_s0) against "
+        "the file's full_size record of it (recorded there when it has none)",
+    )
     args = parser.parse_args(argv)
     if args.command == "fingerprint":
         from gatedrnn.verify.fingerprint import FINGERPRINT
 
         args.cpu_isa = args.fingerprint_isa or args.cpu_isa or numerics.DEFAULT
         args.file = args.file or str(FINGERPRINT)
-        return cmd_fingerprint(args)
+        return cmd_full_size(args) if args.full_size else cmd_fingerprint(args)
     return cmd_reference(args)
 
 

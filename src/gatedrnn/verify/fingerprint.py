@@ -97,7 +97,7 @@ def this_cpu(found: dict) -> dict:
     return {
         "cpu_model": found["cpu_model"],
         "cpu_vendor": found["cpu_vendor"],
-        "cpu_flags": numerics.cpu_flags(),
+        "cpu_flags": found.get("cpu_flags", numerics.cpu_flags()),
         "torch": found["torch_version"],
         "passed": datetime.now(UTC).date().isoformat(),
     }
@@ -132,7 +132,7 @@ def fresh(cpu_isa: str, hashes: dict[str, str], found: dict) -> dict:
 def record_pass(fingerprint: dict, found: dict) -> bool:
     """Add this CPU to ``passed_on`` unless a CPU of the same model and flags is there; True if added."""
     entry = this_cpu(found)
-    for known in fingerprint["passed_on"]:
+    for known in fingerprint.setdefault("passed_on", []):
         if (known["cpu_model"], known["cpu_flags"], known["torch"]) == (
             entry["cpu_model"],
             entry["cpu_flags"],
@@ -141,3 +141,16 @@ def record_pass(fingerprint: dict, found: dict) -> bool:
             return False
     fingerprint["passed_on"].append(entry)
     return True
+
+
+def full_size_record(model_dir: Path) -> tuple[str, dict]:
+    """``<regime>/<run>`` and what :func:`gatedrnn.reference.manifest.trained_bits` records
+    of a model the workflow trained (``results/models/<regime>/<run>``), with its steps."""
+    from gatedrnn.reference.manifest import trained_bits
+
+    model_dir = Path(model_dir)
+    summary = json.loads((model_dir / "summary.json").read_text())
+    if not summary.get("numerics"):
+        raise ValueError(f"{model_dir} was trained before numerics.cpu_isa existed: train it again")
+    bits = trained_bits(model_dir, summary) | {"steps": summary["train_config"]["steps"]}
+    return f"{model_dir.parent.name}/{model_dir.name}", bits
