@@ -1,7 +1,7 @@
 """``numerics``: the step time of each ``numerics.cpu_isa`` setting beside ``native``, and its bits.
 
 Every timing is a fresh process whose environment is the setting's
-(:func:`gatedrnn.numerics.pin`, before torch is imported), as a workflow job's
+(:func:`gatedrnn.numerics.environment_for`, before torch is imported), as a workflow job's
 is: n bare training steps (:class:`bench.harness.BareLoop`) after one warm-up
 step, then the sha256 of the weights. Settings run in interleaved rounds; the
 table gives each one's median CPU time per step over ``native``'s, and whether

@@ -63,7 +63,7 @@ def test_pin_refuses_once_torch_runs_in_this_process(monkeypatch):
     for name in numerics.VARIABLES:
         monkeypatch.delenv(name, raising=False)
     with pytest.raises(numerics.NumericsMismatch, match="before importing torch"):
-        numerics.pin("avx2")
+        numerics.pin_this_process("avx2")
 
 
 def test_pinned_process_dispatches_as_asked():
@@ -96,3 +96,14 @@ def test_check_in_force_raises_here_unless_the_process_was_pinned(monkeypatch):
     # a GPU's kernels are not the CPU libraries': recorded, never refused
     assert numerics.check_in_force("avx2", device="cuda")["device"] == "cuda"
     assert numerics.check_in_force("native")["cpu_isa"] == "native"
+
+
+def test_the_workflows_pin_sets_what_its_jobs_inherit(monkeypatch):
+    import torch  # noqa: F401  (Snakemake's own process may have torch: its jobs start afresh)
+
+    for name in numerics.VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MKL_CBWR", "AVX512")
+    numerics.pin("portable")
+    assert os.environ["MKL_CBWR"] == "COMPATIBLE,STRICT"
+    assert fresh_in_force(dict(os.environ))["torch_cpu_capability"] == "AVX2"

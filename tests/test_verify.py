@@ -91,7 +91,9 @@ def test_the_committed_reference_lacks_hashes_and_says_so():
 def test_verify_end_to_end_at_smoke_size(tmp_path):
     workdir = tmp_path / "run"
     targets = [f"results/models/default/lstm_w24_s{seed}/summary.json" for seed in (0, 1)]
-    run_snakemake(workdir, "--cores", "1", *targets)
+    # the shell asks for other kernels; the config's numerics.cpu_isa (portable) wins
+    shell = {"MKL_CBWR": "AVX512", "ATEN_CPU_CAPABILITY": "default", "ONEDNN_MAX_CPU_ISA": "AVX512_CORE"}
+    run_snakemake(workdir, "--cores", "1", *targets, env=shell)
     reference = tmp_path / "reference"
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
     collect = [sys.executable, "-m", "gatedrnn.reference", "collect", "--stage", "smoke"]
@@ -101,6 +103,8 @@ def test_verify_end_to_end_at_smoke_size(tmp_path):
     manifest = json.loads((reference / "manifest.json").read_text())
     record = manifest["training_jobs"]["default/lstm_w24_s0"]
     assert record["numerics"]["cpu_isa"] == "portable" and len(record["weights_sha256"]) == 64
+    assert record["numerics"]["torch_cpu_capability"] == "AVX2"
+    assert record["numerics"]["environment"]["MKL_CBWR"] == "COMPATIBLE,STRICT"
 
     same = verify("--reference", str(reference), "--directory", str(workdir))
     assert same.returncode == 0, same.stdout + same.stderr

@@ -11,7 +11,8 @@ its own order, so the same training gives other bits on another CPU:
   bit-reproducible whatever the memory alignment of its operands.
 
 Each library reads its variable once, when torch (or the library) first needs it,
-so :func:`pin` must run before torch is imported in the process; the workflow
+so the variables must be set before torch is imported in the process
+(:func:`pin_this_process`); the workflow
 sets the variables in its own environment at parse time, which every job, local
 or SLURM, inherits, and the training job checks what torch actually dispatches
 to (:func:`check_in_force`). This module imports torch only inside functions.
@@ -85,19 +86,11 @@ def environment_for(cpu_isa: str) -> dict[str, str | None]:
 
 
 def pin(cpu_isa: str, environ: MutableMapping[str, str] | None = None) -> dict[str, str | None]:
-    """Set (or remove) the variables of ``cpu_isa`` in ``environ`` (default: this process's),
-    whatever was there: the config wins over the shell. Returns what was there before.
-
-    In this process it only takes effect if torch has not been imported yet:
-    refuses otherwise (the libraries have read their variables already)."""
+    """Set (or remove) the variables of ``cpu_isa`` in ``environ`` (default: this process's,
+    which the processes it starts inherit), whatever was there: the config wins over the
+    shell. Returns what was there before."""
     wanted = environment_for(cpu_isa)
     environ = os.environ if environ is None else environ
-    if environ is os.environ and "torch" in sys.modules:
-        if any(os.environ.get(name) != value for name, value in wanted.items()):
-            raise NumericsMismatch(
-                f"numerics.cpu_isa {cpu_isa}: torch is already imported in this process, so its "
-                "kernels are chosen; pin the numerics before importing torch"
-            )
     before = {name: environ.get(name) for name in VARIABLES}
     for name, value in wanted.items():
         if value is None:
@@ -105,6 +98,17 @@ def pin(cpu_isa: str, environ: MutableMapping[str, str] | None = None) -> dict[s
         else:
             environ[name] = value
     return before
+
+
+def pin_this_process(cpu_isa: str) -> None:
+    """:func:`pin` for this process's own kernels: only before torch is imported (the
+    libraries read their variables once); refused after, unless already pinned alike."""
+    if "torch" in sys.modules and any(os.environ.get(k) != v for k, v in environment_for(cpu_isa).items()):
+        raise NumericsMismatch(
+            f"numerics.cpu_isa {cpu_isa}: torch is already imported in this process, so its "
+            "kernels are chosen; pin the numerics before importing torch"
+        )
+    pin(cpu_isa)
 
 
 def weights_sha256(state_dict: dict) -> str:

@@ -20,7 +20,7 @@ from gatedrnn import numerics
 
 
 def cmd_fingerprint(args) -> int:
-    numerics.pin(args.cpu_isa)  # before anything imports torch
+    numerics.pin_this_process(args.cpu_isa)  # before anything imports torch
     from gatedrnn.verify import fingerprint
 
     path = Path(args.file)
