@@ -100,6 +100,12 @@ def snakemake(workdir: Path, configfile: Path, *args: str, log: Path) -> None:
         raise CannotVerify(f"snakemake {' '.join(args)} failed: see {log}")
 
 
+def gpu_present() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
+
+
 def seed_spread(manifest: dict, name: str) -> list[float]:
     """Best validation losses of every seed of ``name``'s model under its regime in the reference."""
     stem = name.rsplit("_s", 1)[0]
