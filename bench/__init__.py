@@ -34,6 +34,9 @@ Subcommands (``--help`` on each lists its flags; all take ``--threads``,
 ``threads`` (:mod:`bench.threads`, :mod:`bench.memory`)
     throughput of the machine's cores split into jobs x threads (separate
     processes, started together), and glibc malloc tuning.
+``numerics`` (:mod:`bench.numerics`)
+    the step time of each ``numerics.cpu_isa`` setting, and of one library pinned at
+    a time, beside ``native`` (fresh processes pinned before torch starts); their bits.
 ``cells``, ``gates`` (:mod:`bench.bench_cells`, :mod:`bench.bench_gates`)
     ``nn.GRU`` against the GRU variants; gate extraction against a step loop.
 

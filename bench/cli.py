@@ -13,6 +13,7 @@ from bench.dag import cmd_dag
 from bench.evaluation import cmd_eval
 from bench.grid import grid_models, load_config, reference_and_gru, reference_models
 from bench.harness import resolve_vocab
+from bench.numerics import cmd_numerics, cmd_numerics_worker
 from bench.overhead import cmd_overhead
 from bench.threads import cmd_state_hash, cmd_threads, cmd_worker
 from bench.train_step import STEP_CONTENDERS, cmd_step_worker, cmd_train_step
@@ -118,6 +119,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--allow-rnn", action="store_true", help="torch.compile: let dynamo trace into the RNN")
     p.add_argument("--repro-steps", type=int, default=5, help="steps of the bit-identity runs (0: skip)")
     p.set_defaults(func=cmd_variants)
+
+    p = sub.add_parser("numerics", help="step time of each numerics.cpu_isa setting beside native; bits")
+    p.add_argument("--threads", type=int, default=None, help="torch threads (default: config train.threads)")
+    p.add_argument("--steps", type=int, default=4, help="bare steps per timing (after 1 warm-up)")
+    p.add_argument("--rounds", type=int, default=3, help="interleaved rounds (medians over them)")
+    p.add_argument("--models", default=None, help=GRID_HELP)
+    p.add_argument("--vocab", type=int, default=None, help=VOCAB_HELP)
+    p.add_argument(
+        "--settings",
+        default="avx2,portable,avx512",
+        help="comma-separated numerics.cpu_isa settings, or one library: aten=avx2, onednn=AVX2, "
+        "mkl=COMPATIBLE+STRICT (+ for a comma; native is always timed)",
+    )
+    p.set_defaults(func=cmd_numerics, default_models=grid_models)
+
+    p = sub.add_parser("_numerics_step", help=argparse.SUPPRESS)
+    worker(p, steps=4)
+    p.set_defaults(func=cmd_numerics_worker)
 
     p = sub.add_parser("threads", help="jobs x threads on this machine's cores (separate processes)")
     p.add_argument("--steps", type=int, default=4)

@@ -109,6 +109,16 @@ def test_variants_bench_times_and_checks_bytes():
     assert baseline[-1][-3:-1] == ["True", "True"]  # the baseline against itself
 
 
+def test_numerics_bench_times_each_setting_beside_native():
+    out = run("-m", "bench", "numerics", "--models", "lstm:8", "--settings", "portable,mkl=AVX2+STRICT", *TOY)
+    native = table_row(out, "lstm w8    native")
+    assert native[4:6] == ["1.000", "="]  # native against itself
+    portable = table_row(out, "lstm w8    portable")
+    assert portable[-2:] == ["AVX2,", "COMPATIBLE,STRICT"]  # what torch and MKL say they run
+    one_library = table_row(out, "lstm w8    mkl=AVX2+STRICT")
+    assert one_library[-1] == "AVX2,STRICT"
+
+
 def test_threads_bench_runs_worker_processes_and_hashes_the_weights():
     out = run(
         "-m", "bench", "threads", "--models", "gru:8", "--steps", "1", "--rounds", "1",

@@ -55,7 +55,8 @@ def test_collect_copies_the_outputs_and_records_what_made_them(tmp_path):
     assert saved["totals"]["training_jobs"] == 1 and saved["totals"]["steps_saved_by_prefix"] == 0
     stage = saved["stages"]["study"]
     assert stage["training_jobs"] == ["default/lstm_w8_s0"] and "retrained" not in stage
-    assert set(stage["machine"]) == {"cpu", "cores", "python", "torch", "cpu_capability", "threads_per_job"}
+    machine_keys = {"cpu", "cores", "python", "torch", "cpu_capability", "threads_per_job", "cpu_isa"}
+    assert set(stage["machine"]) == machine_keys
     assert stage["machine"]["cpu"] == saved["cpu"]
 
 

@@ -50,6 +50,8 @@ if not os.path.abspath(gatedrnn.__file__).startswith(os.path.join(SRC, "")):
     )
 
 from gatedrnn.code_version import code_version as _code_version
+from gatedrnn.numerics import DEFAULT as DEFAULT_CPU_ISA
+from gatedrnn.numerics import pin as pin_numerics
 from gatedrnn.plan.checks import refuse_non_finite
 from gatedrnn.plan.published import regime_view_tables
 from gatedrnn.plan.resources import machine_memory_mb
@@ -109,6 +111,13 @@ def refuse_float_integers(config, schema_path):
 refuse_float_integers(
     config, os.path.join(WORKFLOW_ROOT, "workflow/schemas/config.schema.yaml")
 )
+
+# The instruction set of every job's CPU kernels (gatedrnn.numerics): set here, in
+# Snakemake's own environment, before any job starts, so that every job (local, SLURM,
+# conda) inherits it and has it before torch is imported; the config wins over the
+# shell. The train job checks what torch dispatches to and records it in its summary.
+CPU_ISA = config.get("numerics", {}).get("cpu_isa", DEFAULT_CPU_ISA)
+pin_numerics(CPU_ISA)
 
 # The plan of runs (gatedrnn.plan, unit-tested in tests/test_plan.py): every regime,
 # run, file name and target of this config. Refuses a config whose sweeps or open

@@ -35,6 +35,8 @@ rule train:
         device=config["train"]["device"],
         # the job always runs train.threads threads: results must not depend on --cores
         threads=config["train"]["threads"],
+        # the kernels' instruction set (numerics.cpu_isa, pinned in common.smk): other bits
+        cpu_isa=CPU_ISA,
         checkpoint_dir=lambda wildcards: checkpoint_dir(Run.of(wildcards)),
     script:
         "../scripts/train.py"

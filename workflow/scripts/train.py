@@ -3,6 +3,7 @@
 import os
 import sys
 
+from gatedrnn.numerics import check_in_force
 from gatedrnn.scripting import run_logged
 from gatedrnn.train.checks import check_before_training
 from gatedrnn.train.interrupt import SIGTERM_EXIT_STATUS, TrainingInterrupted
@@ -30,6 +31,14 @@ def main(log):
         probe_length=snakemake.config["probe"]["length"],
         overrides=snakemake.config["regimes"].get(snakemake.wildcards.regime, {}),
     )
+    # What the kernels run under (numerics.cpu_isa, pinned by the workflow before torch
+    # started): refused when torch dispatches elsewhere, recorded in the summary.
+    numerics = check_in_force(snakemake.params.cpu_isa, str(pick_device(snakemake.params.device)))
+    log(
+        f"numerics {numerics['cpu_isa']}: PyTorch {numerics['torch_cpu_capability']}, "
+        f"MKL {numerics['mkl_branch']}, oneDNN {numerics['environment']['ONEDNN_MAX_CPU_ISA'] or 'native'} "
+        f"on {numerics['cpu_model']}"
+    )
     try:
         summary = train_one(
             corpus_path=snakemake.input.corpus,
@@ -48,6 +57,7 @@ def main(log):
             # the same model under a shorter regime of the same protocol (gatedrnn.train.prefix)
             prefix_summary=snakemake.input.get("prefix"),
             outputs=snakemake.output,
+            numerics=numerics,
             log=log,
         )
     except TrainingInterrupted as err:  # SIGTERM (a time limit): checkpointed, rerun resumes

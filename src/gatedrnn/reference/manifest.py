@@ -59,8 +59,27 @@ def training_jobs(results: Path) -> dict[str, dict]:
             # a long run that continued a shorter run's state (prefix sharing) trained fewer steps
             entry["prefix_from_step"] = (summary.get("prefix_from") or {}).get("step")
             entry["threads"] = summary.get("threads")
+            entry.update(trained_bits(results / "models" / regime / run, summary))
         jobs[f"{regime}/{run}"] = entry
     return jobs
+
+
+def trained_bits(model_dir: Path, summary: dict) -> dict:
+    """What ``python -m gatedrnn.verify`` compares a retraining with: the sha256 of the
+    final weights (:func:`gatedrnn.numerics.weights_sha256`) and of ``history.csv``, the
+    best validation loss, the corpus, and the numerics it was trained under (each
+    only where the run has it: none before numerics.cpu_isa existed)."""
+    import torch
+
+    from gatedrnn.numerics import file_sha256, weights_sha256
+
+    bits = {key: summary[key] for key in ("best_val_loss", "corpus_sha256", "numerics") if key in summary}
+    if (model_dir / "model.pt").exists():
+        state = torch.load(model_dir / "model.pt", map_location="cpu", weights_only=True)
+        bits["weights_sha256"] = weights_sha256(state)
+    if (model_dir / "history.csv").exists():
+        bits["history_sha256"] = file_sha256(model_dir / "history.csv")
+    return bits
 
 
 def _relative_owners(owner: dict[str, str]) -> dict[str, str]:
@@ -203,6 +222,7 @@ def this_machine(config: dict) -> dict:
         # the instruction set PyTorch's kernels dispatch to on this CPU (AVX2, AVX512, ...)
         "cpu_capability": torch.backends.cpu.get_cpu_capability(),
         "threads_per_job": config.get("train", {}).get("threads"),
+        "cpu_isa": config.get("numerics", {}).get("cpu_isa"),
     }
 
 

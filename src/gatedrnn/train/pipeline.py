@@ -57,6 +57,7 @@ def train_one(
     outputs,
     scheduled_threads: int | None = None,
     prefix_summary=None,
+    numerics: dict | None = None,
     log=print,
 ) -> dict:
     """Train one model and write ``outputs.model``, ``.history`` and ``.summary``.
@@ -71,6 +72,9 @@ def train_one(
     threads differs in the last bits. The job therefore always runs on
     ``threads``, even when Snakemake scheduled it on fewer cores
     (``scheduled_threads``, e.g. under ``--cores 1``), and says so in its log.
+
+    ``numerics``: what the kernels ran under (:func:`gatedrnn.numerics.check_in_force`),
+    recorded in the summary as it is.
     """
     if scheduled_threads is not None and scheduled_threads < threads:
         log(
@@ -145,6 +149,7 @@ def train_one(
             "wall_seconds": wall,
             "threads": threads,
             "slurm_job_id": os.environ.get("SLURM_JOB_ID"),
+            "numerics": numerics,
         },
     )
     atomic_torch_save(result.model.state_dict(), Path(outputs.model))

@@ -1,0 +1,173 @@
+"""``python -m gatedrnn.verify``: does this machine reproduce the reference's bits?
+
+    python -m gatedrnn.verify                      # the reference's cheapest model, again (minutes)
+    python -m gatedrnn.verify --cpu-isa native     # the same, unpinned: within the seed spread
+    python -m gatedrnn.verify fingerprint          # every cell, tiny, against the fingerprint (seconds)
+    python -m gatedrnn.verify fingerprint --record-cpu   # ... and add this CPU to it after a pass
+
+Exit status: 0 bit-identical (or, where bits are not expected to match, within the
+reference's seed spread), 1 a difference, 2 nothing to compare (the message says why).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from gatedrnn import numerics
+
+
+def cmd_fingerprint(args) -> int:
+    numerics.pin_this_process(args.cpu_isa)  # before anything imports torch
+    from gatedrnn.verify import fingerprint
+
+    path = Path(args.file)
+    print(f"numerics fingerprint: {len(fingerprint.MODELS)} models, numerics.cpu_isa {args.cpu_isa}")
+    found_numerics = numerics.check_in_force(args.cpu_isa)
+    hashes = fingerprint.train_fingerprint(args.cpu_isa, log=print)
+    if args.write:
+        fingerprint.save(fingerprint.fresh(args.cpu_isa, hashes, found_numerics), path)
+        print(f"wrote {path} (passed on {found_numerics['cpu_model']} alone)")
+        return 0
+    expected = fingerprint.load(path)
+    if expected["cpu_isa"] != args.cpu_isa:
+        message = f"ERROR: {path} is for numerics.cpu_isa {expected['cpu_isa']}, not {args.cpu_isa}"
+        print(message, file=sys.stderr)
+        return 2
+    problems = fingerprint.differences(expected["weights_sha256"], hashes)
+    if problems:
+        print(f"FAIL on {found_numerics['cpu_model']} ({found_numerics['cpu_vendor']}):")
+        for line in problems:
+            print(f"  {line}")
+        if expected.get("torch") != found_numerics["torch_version"]:
+            here, there = found_numerics["torch_version"], expected.get("torch")
+            print(f"  (torch {here} here, {there} in the fingerprint: another build computes otherwise)")
+        return 1
+    known = ", ".join(entry["cpu_model"] for entry in expected["passed_on"])
+    print(f"bit-identical to the fingerprint (passed before on: {known})")
+    if args.record_cpu:
+        added = fingerprint.record_pass(expected, found_numerics)
+        fingerprint.save(expected, path)
+        print(f"{'added' if added else 'already listed'}: {found_numerics['cpu_model']} in {path}")
+    return 0
+
+
+def cmd_full_size(args) -> int:
+    """A full-size model the workflow trained, against the fingerprint file's record of it."""
+    from gatedrnn.verify import fingerprint
+    from gatedrnn.verify.against_reference import compare
+
+    path = Path(args.file)
+    stored = fingerprint.load(path)
+    name, here = fingerprint.full_size_record(Path(args.full_size))
+    records = stored.setdefault("full_size", {})
+    trained_on = here["numerics"]
+    if name not in records:
+        records[name] = here | {"passed_on": [fingerprint.this_cpu(trained_on)]}
+        fingerprint.save(stored, path)
+        print(f"recorded {name} ({trained_on['cpu_model']}) in {path}: {here['weights_sha256'][:16]}")
+        return 0
+    record = records[name]
+    verdict = compare(record, here, [])
+    print(f"{name}, trained on {trained_on['cpu_model']}, against {path}:")
+    for line in verdict.lines:
+        print(f"  {line}")
+    if verdict.identical and args.record_cpu:
+        added = fingerprint.record_pass(record, trained_on)
+        fingerprint.save(stored, path)
+        print(f"{'added' if added else 'already listed'}: {trained_on['cpu_model']}")
+    return 0 if verdict.identical else 1
+
+
+def cmd_reference(args) -> int:
+    import json
+
+    import yaml
+
+    from gatedrnn.estimate import format_hours
+    from gatedrnn.plan.paths import CORPUS_PROVENANCE
+    from gatedrnn.verify import against_reference as check
+
+    manifest_path = Path(args.reference) / "manifest.json"
+    workdir = Path(args.directory).resolve()
+    if not manifest_path.exists():
+        message = f"ERROR: {manifest_path} is missing: collect a reference first (reference/README.md)"
+        print(message, file=sys.stderr)
+        return 2
+    manifest = json.loads(manifest_path.read_text())
+    try:
+        name, record = check.cheapest_model(manifest)
+        problem = check.missing_bits(name, record)
+        if problem:
+            print(f"cannot verify: {problem}", file=sys.stderr)
+            return 2
+        cpu_isa = args.cpu_isa or record["numerics"]["cpu_isa"]
+        config = check.merged_config(manifest["config"])
+        config["numerics"] = {"cpu_isa": cpu_isa}
+        out = workdir / "results" / "verify"
+        out.mkdir(parents=True, exist_ok=True)
+        configfile, log = out / "config.yaml", out / "snakemake.log"
+        configfile.write_text(yaml.safe_dump(config, sort_keys=False))
+        log.write_text("")
+        check.snakemake(workdir, configfile, CORPUS_PROVENANCE, log=log)  # the corpus, once
+        seconds = check.projected_seconds(name, configfile, workdir)
+        steps = config["train"]["steps"]
+        print(
+            f"verify: training {name} again ({steps} steps, numerics.cpu_isa {cpu_isa}) and comparing it "
+            f"with {manifest_path}: about {format_hours(seconds)} on this machine"
+        )
+        if cpu_isa == "native" or (config["train"]["device"] != "cpu" and check.gpu_present()):
+            print(
+                "bits are not expected to match (native numerics or a GPU): the best loss is "
+                "compared with the spread of the reference's seeds instead"
+            )
+        started = time.perf_counter()
+        target = f"results/models/{name}/summary.json"
+        check.snakemake(workdir, configfile, "--forcerun", "train", "--", target, log=log)
+        print(f"trained in {format_hours(time.perf_counter() - started)}")
+        here = check.retrained(workdir, name)
+    except (check.CannotVerify, FileNotFoundError, ValueError) as err:
+        print(f"ERROR: {err}", file=sys.stderr)
+        return 2
+    verdict = check.compare(record, here, check.seed_spread(manifest, name))
+    for line in verdict.lines:
+        print(line)
+    return 0 if verdict.identical else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m gatedrnn.verify", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--reference", default="reference", help="where manifest.json is")
+    parser.add_argument("--directory", default=".", help="the working directory (holds data/, results/)")
+    parser.add_argument(
+        "--cpu-isa",
+        choices=list(numerics.SETTINGS),
+        default=None,
+        help="train under this numerics.cpu_isa (default: the reference model's)",
+    )
+    sub = parser.add_subparsers(dest="command")
+    f = sub.add_parser("fingerprint", help="every cell trained tiny, against the committed fingerprint")
+    f.add_argument("--cpu-isa", dest="fingerprint_isa", choices=list(numerics.SETTINGS), default=None)
+    f.add_argument("--file", default=None, help="default: tests/data/numerics_fingerprint.json")
+    f.add_argument("--record-cpu", action="store_true", help="after a pass, add this CPU to passed_on")
+    f.add_argument("--write", action="store_true", help="write it anew here (resets passed_on)")
+    f.add_argument(
+        "--full-size",
+        metavar="MODEL_DIR",
+        help="instead: a model the workflow trained (results/models/default/lstm_w325_s0) against "
+        "the file's full_size record of it (recorded there when it has none)",
+    )
+    args = parser.parse_args(argv)
+    if args.command == "fingerprint":
+        from gatedrnn.verify.fingerprint import FINGERPRINT
+
+        args.cpu_isa = args.fingerprint_isa or args.cpu_isa or numerics.DEFAULT
+        args.file = args.file or str(FINGERPRINT)
+        return cmd_full_size(args) if args.full_size else cmd_fingerprint(args)
+    return cmd_reference(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

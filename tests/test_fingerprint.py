@@ -1,0 +1,88 @@
+"""The numerics fingerprint (gatedrnn.verify.fingerprint): every cell trained tiny under the
+pinned numerics gives the committed weights' sha256 on this CPU, whatever CPU it is.
+
+When it fails: the CPU (or the torch build) trains other bits under the pin, which breaks
+the README's promise; the message names each model that differs. After a pass on a CPU
+model the file does not list yet: python -m gatedrnn.verify fingerprint --record-cpu."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gatedrnn import numerics
+from gatedrnn.verify import fingerprint
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
+def run_fingerprint(*args):
+    env = {k: v for k, v in os.environ.items() if k not in numerics.VARIABLES}
+    env["PYTHONPATH"] = str(SRC)
+    return subprocess.run(
+        [sys.executable, "-m", "gatedrnn.verify", "fingerprint", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def test_this_cpu_trains_the_fingerprints_bits():
+    proc = run_fingerprint()
+    output = f"{proc.stdout}\n{proc.stderr}"
+    assert proc.returncode == 0, f"the numerics fingerprint differs on this CPU:\n{output}"
+    assert "bit-identical to the fingerprint" in proc.stdout
+
+
+def test_a_changed_hash_fails_naming_the_cell(tmp_path):
+    stored = fingerprint.load()
+    stored["weights_sha256"]["cho_gru"] = "0" * 64
+    path = tmp_path / "fingerprint.json"
+    fingerprint.save(stored, path)
+    proc = run_fingerprint("--file", str(path))
+    assert proc.returncode == 1
+    assert "cho_gru (cho_gru, 1 layer): weights differ" in proc.stdout
+    assert "lstm " not in proc.stdout.split("FAIL", 1)[1]  # only the changed model is named
+
+
+def test_the_fingerprint_covers_every_cell_and_two_layers():
+    stored = fingerprint.load()
+    assert set(stored["weights_sha256"]) == set(fingerprint.MODELS)
+    cells = {cell for cell, _ in fingerprint.MODELS.values()}
+    assert cells == {"rnn", "gru", "lstm", "cho_gru", "gru_noreset"}
+    assert any(layers == 2 for _, layers in fingerprint.MODELS.values())
+    assert stored["cpu_isa"] == numerics.DEFAULT
+    assert stored["passed_on"], "the fingerprint lists the CPUs it passed on"
+    # the reference LSTM at full size, trained under the pin, for another CPU model to compare with
+    full_size = stored["full_size"]["default/lstm_w325_s0"]
+    assert full_size["steps"] == 800 and full_size["numerics"]["cpu_isa"] == numerics.DEFAULT
+    assert len(full_size["weights_sha256"]) == 64 and full_size["passed_on"]
+
+
+def test_differences_name_missing_and_changed_models():
+    lines = fingerprint.differences({"rnn": "a", "gru": "b"}, {"rnn": "a", "gru": "c", "lstm": "d"})
+    assert lines == [
+        "gru (gru, 1 layer): weights differ (fingerprint b, here c)",
+        "lstm: not in the fingerprint",
+    ]
+
+
+def test_record_pass_adds_a_cpu_once():
+    found = {"cpu_model": "Some EPYC", "cpu_vendor": "AuthenticAMD", "torch_version": "2.13.0+cpu"}
+    stored = json.loads(json.dumps(fingerprint.load()))
+    count = len(stored["passed_on"])
+    assert fingerprint.record_pass(stored, found)
+    assert not fingerprint.record_pass(stored, found)
+    assert len(stored["passed_on"]) == count + 1
+    assert stored["passed_on"][-1]["cpu_vendor"] == "AuthenticAMD"
+
+
+def test_an_unpinned_process_is_refused(monkeypatch):
+    for name in numerics.VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(numerics.NumericsMismatch, match="not in force"):
+        fingerprint.train_fingerprint("portable")

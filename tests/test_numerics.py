@@ -1,0 +1,109 @@
+"""gatedrnn.numerics: the pinned instruction set of the CPU kernels, set before torch starts.
+
+What torch and MKL report in a fresh process (torch.backends.cpu.get_cpu_capability(),
+MKL's own CNR getter) is the independent reference for what the pin did."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from gatedrnn import numerics
+
+SRC = os.path.join(os.path.dirname(__file__), "..", "src")
+
+
+def fresh_in_force(environ: dict) -> dict:
+    """in_force() of a fresh Python process run under ``environ``."""
+    code = "import json; from gatedrnn.numerics import in_force; print(json.dumps(in_force()))"
+    env = {**environ, "PYTHONPATH": os.path.abspath(SRC)}
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    return json.loads(proc.stdout)
+
+
+def clean_environment() -> dict:
+    return {k: v for k, v in os.environ.items() if k not in numerics.VARIABLES}
+
+
+def test_every_setting_owns_every_variable():
+    for name in numerics.SETTINGS:
+        environment = numerics.environment_for(name)
+        assert set(environment) == set(numerics.VARIABLES)
+    assert all(value is None for value in numerics.environment_for("native").values())
+    portable = numerics.environment_for("portable")
+    assert portable["MKL_CBWR"] == "COMPATIBLE,STRICT"
+    assert portable["ONEDNN_MAX_CPU_ISA"] == portable["DNNL_MAX_CPU_ISA"] == "AVX2"
+
+
+def test_unknown_setting_names_the_choices():
+    with pytest.raises(ValueError, match="numerics.cpu_isa is 'avx3'.*portable, avx2, avx512, native"):
+        numerics.environment_for("avx3")
+
+
+def test_config_wins_over_the_shell():
+    shell = {"MKL_CBWR": "AVX512", "ONEDNN_MAX_CPU_ISA": "AVX512_CORE", "HOME": "/home/u"}
+    before = numerics.pin("avx2", shell)
+    assert before["MKL_CBWR"] == "AVX512"
+    assert shell == {
+        "HOME": "/home/u",
+        "ATEN_CPU_CAPABILITY": "avx2",
+        "ONEDNN_MAX_CPU_ISA": "AVX2",
+        "DNNL_MAX_CPU_ISA": "AVX2",
+        "MKL_CBWR": "AVX2,STRICT",
+    }
+    numerics.pin("native", shell)  # native removes what the shell set: the libraries pick
+    assert shell == {"HOME": "/home/u"}
+
+
+def test_pin_refuses_once_torch_runs_in_this_process(monkeypatch):
+    import torch  # noqa: F401  (the process has its kernels chosen)
+
+    for name in numerics.VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(numerics.NumericsMismatch, match="before importing torch"):
+        numerics.pin_this_process("avx2")
+
+
+def test_pinned_process_dispatches_as_asked():
+    environ = clean_environment()
+    numerics.pin("portable", environ)
+    found = fresh_in_force(environ)
+    assert found["torch_cpu_capability"] == "AVX2"  # torch's own report, on any AVX2 CPU
+    if found["mkl_branch"] is not None:  # MKL's own getter
+        expected = "COMPATIBLE,STRICT"
+        assert found["mkl_branch"] == expected
+    assert numerics.mismatches("portable", found) == []
+    assert found["environment"]["MKL_CBWR"] == "COMPATIBLE,STRICT"
+
+
+def test_unpinned_process_is_refused_naming_each_library():
+    found = fresh_in_force(clean_environment())
+    problems = numerics.mismatches("portable", {"cpu_isa": "portable", **found})
+    assert any("MKL_CBWR=None" in p for p in problems)
+    assert any("ATEN_CPU_CAPABILITY=None" in p for p in problems)
+    if found["mkl_branch"] is not None:
+        assert any("MKL runs its OFF branch" in p for p in problems)
+    assert numerics.mismatches("native", found) == []
+
+
+def test_check_in_force_raises_here_unless_the_process_was_pinned(monkeypatch):
+    for name in numerics.VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(numerics.NumericsMismatch, match="numerics.cpu_isa avx2 is not in force"):
+        numerics.check_in_force("avx2")
+    # a GPU's kernels are not the CPU libraries': recorded, never refused
+    assert numerics.check_in_force("avx2", device="cuda")["device"] == "cuda"
+    assert numerics.check_in_force("native")["cpu_isa"] == "native"
+
+
+def test_the_workflows_pin_sets_what_its_jobs_inherit(monkeypatch):
+    import torch  # noqa: F401  (Snakemake's own process may have torch: its jobs start afresh)
+
+    for name in numerics.VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MKL_CBWR", "AVX512")
+    numerics.pin("portable")
+    assert os.environ["MKL_CBWR"] == "COMPATIBLE,STRICT"
+    assert fresh_in_force(dict(os.environ))["torch_cpu_capability"] == "AVX2"

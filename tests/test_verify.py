@@ -1,0 +1,137 @@
+"""python -m gatedrnn.verify: the reference's cheapest model trained again, compared bit for bit.
+
+End to end at smoke size: a smoke run's two LSTMs collected into a temporary reference
+(python -m gatedrnn.reference collect), then verify against it: "bit-identical", and a
+clear difference when one thing changes (the numerics, a recorded hash)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import REPO, SMOKE_CONFIG, run_snakemake
+
+from gatedrnn.verify.against_reference import compare, missing_bits, seed_spread
+
+RECORD = {
+    "weights_sha256": "a" * 64,
+    "history_sha256": "b" * 64,
+    "best_val_loss": 2.5,
+    "corpus_sha256": "c" * 64,
+    "numerics": {"cpu_isa": "portable", "device": "cpu", "torch_version": "2.13.0+cpu", "cpu_model": "X"},
+}
+
+
+def verify(*args, cwd=REPO):
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    return subprocess.run(
+        [sys.executable, "-m", "gatedrnn.verify", *args], cwd=cwd, env=env, capture_output=True, text=True
+    )
+
+
+def test_same_bits_are_bit_identical():
+    assert compare(RECORD, dict(RECORD), []).lines == ["bit-identical to the reference"]
+
+
+def test_another_corpus_is_named_first():
+    here = RECORD | {"weights_sha256": "d" * 64, "corpus_sha256": "e" * 64}
+    verdict = compare(RECORD, here, [])
+    assert not verdict.identical
+    assert verdict.lines[0].startswith("first difference: the final weights")
+    assert "another corpus" in verdict.lines[-1]
+
+
+def test_same_pin_other_bits_blame_the_cpu():
+    here = RECORD | {"history_sha256": "f" * 64, "numerics": RECORD["numerics"] | {"cpu_model": "Y"}}
+    verdict = compare(RECORD, here, [])
+    assert verdict.lines[0] == "first difference: the validation history (the weights agree)"
+    assert "this CPU's kernels differ" in verdict.lines[-1]
+    assert "Y here, X in the reference" in verdict.lines[-1]
+
+
+def test_native_and_gpu_compare_within_the_seed_spread():
+    for numerics in ({"cpu_isa": "native"}, {"device": "cuda"}):
+        changed = {"weights_sha256": "d" * 64, "best_val_loss": 2.55}
+        changed["numerics"] = RECORD["numerics"] | numerics
+        here = RECORD | changed
+        within = compare(RECORD, here, [2.45, 2.5, 2.6])
+        assert within.identical and not within.bits_expected
+        assert "bits are not expected to match; the best loss is within" in within.lines[-1]
+        outside = compare(RECORD, here | {"best_val_loss": 2.8}, [2.45, 2.5, 2.6])
+        assert not outside.identical and "OUTSIDE" in outside.lines[-1]
+
+
+def test_a_reference_without_hashes_says_how_to_get_them():
+    message = missing_bits("default/rnn_budget325_s0", {"cpu_s": 1.0})
+    assert "lacks weights_sha256, history_sha256, numerics" in message
+    assert "python -m gatedrnn.reference collect" in message
+
+
+def test_seed_spread_is_the_models_seeds_under_its_regime():
+    jobs = {
+        "default/lstm_w24_s0": {"best_val_loss": 2.0},
+        "default/lstm_w24_s1": {"best_val_loss": 2.2},
+        "default/gru_w24_s0": {"best_val_loss": 1.0},
+        "forget_bias_1/lstm_w24_s0": {"best_val_loss": 3.0},
+    }
+    assert seed_spread({"training_jobs": jobs}, "default/lstm_w24_s1") == [2.0, 2.2]
+
+
+def test_the_committed_reference_lacks_hashes_and_says_so():
+    proc = verify("--directory", str(REPO))
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "cannot verify: the reference lacks weights_sha256" in proc.stderr
+
+
+@pytest.mark.workflow
+def test_verify_end_to_end_at_smoke_size(tmp_path):
+    workdir = tmp_path / "run"
+    targets = [f"results/models/default/lstm_w24_s{seed}/summary.json" for seed in (0, 1)]
+    # the shell asks for other kernels; the config's numerics.cpu_isa (portable) wins
+    shell = {"MKL_CBWR": "AVX512", "ATEN_CPU_CAPABILITY": "default", "ONEDNN_MAX_CPU_ISA": "AVX512_CORE"}
+    run_snakemake(workdir, "--cores", "1", *targets, env=shell)
+    reference = tmp_path / "reference"
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    collect = [sys.executable, "-m", "gatedrnn.reference", "collect", "--stage", "smoke"]
+    collect += ["--results", "results", "--out", str(reference)]
+    collect += ["--configfile", str(REPO / "config" / "config.yaml"), str(SMOKE_CONFIG)]
+    subprocess.run(collect, cwd=workdir, env=env, check=True, capture_output=True)
+    manifest = json.loads((reference / "manifest.json").read_text())
+    record = manifest["training_jobs"]["default/lstm_w24_s0"]
+    assert record["numerics"]["cpu_isa"] == "portable" and len(record["weights_sha256"]) == 64
+    assert record["numerics"]["torch_cpu_capability"] == "AVX2"
+    assert record["numerics"]["environment"]["MKL_CBWR"] == "COMPATIBLE,STRICT"
+
+    same = verify("--reference", str(reference), "--directory", str(workdir))
+    assert same.returncode == 0, same.stdout + same.stderr
+    assert "on this machine" in same.stdout.splitlines()[0]  # how long, said beforehand
+    assert same.stdout.strip().endswith("bit-identical to the reference")
+
+    native = verify("--reference", str(reference), "--directory", str(workdir), "--cpu-isa", "native")
+    assert "numerics.cpu_isa native" in native.stdout
+    assert "bits are not expected to match (native numerics or a GPU)" in native.stdout
+    if "bit-identical" not in native.stdout:  # a CPU whose native kernels are the pin's would match
+        assert "native numerics" in native.stdout and "bits are not expected to match" in native.stdout
+
+    # the full-size record of the fingerprint file works on any model the workflow trained
+    fingerprint_file = tmp_path / "fingerprint.json"
+    fingerprint_file.write_text((REPO / "tests" / "data" / "numerics_fingerprint.json").read_text())
+    model_dir = str(workdir / "results" / "models" / "default" / "lstm_w24_s0")
+    recorded = verify("fingerprint", "--file", str(fingerprint_file), "--full-size", model_dir)
+    assert recorded.returncode == 0 and "recorded default/lstm_w24_s0" in recorded.stdout
+    again = verify("fingerprint", "--file", str(fingerprint_file), "--full-size", model_dir, "--record-cpu")
+    assert again.returncode == 0 and "bit-identical to the reference" in again.stdout
+    assert "already listed" in again.stdout
+
+    name = min(manifest["training_jobs"], key=lambda n: manifest["training_jobs"][n]["cpu_s"])
+    manifest["training_jobs"][name]["weights_sha256"] = "0" * 64
+    (reference / "manifest.json").write_text(json.dumps(manifest))
+    changed = verify("--reference", str(reference), "--directory", str(workdir))
+    assert changed.returncode == 1
+    assert "first difference: the final weights" in changed.stdout
+    assert "this CPU's kernels differ" in changed.stdout
+    assert Path(workdir / "results" / "verify" / "config.yaml").exists()
