@@ -292,9 +292,8 @@ def test_a_training_job_whose_folder_is_locked_is_refused_through_snakemake(tmp_
     holder.start()
     try:
         assert ready.wait(30)
-        proc = run_snakemake(
-            workdir, "--cores", "1", str(folder / "model.pt"), configfile=configfile, check=False
-        )
+        target = f"results/models/default/{model}/model.pt"
+        proc = run_snakemake(workdir, "--cores", "1", target, configfile=configfile, check=False)
     finally:
         release.set()
         holder.join(30)
