@@ -238,6 +238,22 @@ def test_a_model_trained_on_another_corpus_is_refused_by_the_gates_rule(tmp_path
     fault_ledger.rejected(name)
 
 
+def test_a_checkpoint_of_another_width_is_not_resumed(tmp_path, corpus_files, two_models, fault_ledger):
+    """Already so before issue 31 (the checkpoint's config hash covers cell, width, seed
+    and corpus): the file is named in a warning and the run trains from step 0, to the
+    same bytes as a run that never saw it."""
+    name = fault_ledger.tried("inputs: a checkpoint copied from a model of another width")
+    root, narrow, wide = two_models
+    foreign = root / "results/checkpoints/default" / wide.name / "final_state.pt"
+    target = tmp_path / "results/checkpoints/default" / narrow.name / "checkpoint_step4.pt"
+    target.parent.mkdir(parents=True)
+    shutil.copy(foreign, target)
+    with pytest.warns(UserWarning, match=r"checkpoint_step4\.pt belongs to another configuration"):
+        model_dir = train(corpus_files, tmp_path, "gru", "w8")
+    assert (model_dir / "model.pt").read_bytes() == (narrow / "model.pt").read_bytes()
+    fault_ledger.rejected(name)
+
+
 # --- two jobs of one model at once ---------------------------------------------------------
 
 
@@ -304,4 +320,32 @@ def test_a_training_job_whose_folder_is_locked_is_refused_through_snakemake(tmp_
         in output
     )
     assert not (folder / "model.pt").exists()
+    fault_ledger.rejected(name)
+
+
+@pytest.mark.workflow
+def test_a_second_snakemake_run_past_snakemakes_lock_is_stopped_before_its_jobs(tmp_path, fault_ledger):
+    """Two runs started at the same instant can both pass Snakemake's own lock; the
+    second to reach its jobs finds the first's flock on .snakemake/ (common.smk's
+    onstart) and stops before any job starts."""
+    name = fault_ledger.tried("concurrency: a second snakemake run that passed Snakemake's lock")
+    workdir = tmp_path / "run"
+    (workdir / ".snakemake").mkdir(parents=True)
+    configfile = write_config(tmp_path / "smoke.yaml")
+    context = multiprocessing.get_context("fork")
+    ready, release = context.Event(), context.Event()
+    holder = context.Process(target=_hold_lock, args=(workdir / ".snakemake", ready, release))
+    holder.start()
+    try:
+        assert ready.wait(30)
+        proc = run_snakemake(workdir, "--cores", "1", "data/corpus.txt", configfile=configfile, check=False)
+    finally:
+        release.set()
+        holder.join(30)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert "another snakemake run holds" in output and "Let the other run finish" in output
+    assert not (workdir / "data/corpus.txt").exists()
+    # and once the other run is gone, the same command runs
+    run_snakemake(workdir, "--cores", "1", "data/corpus.txt", configfile=configfile)
     fault_ledger.rejected(name)

@@ -130,16 +130,22 @@ def load_probe_gates(paths) -> list[tuple[str, int, ProbeGates]]:
     loaded = []
     for path in paths:
         _, model, seed = parse_name(path)
-        probe = load_gates(path)
-        check_identity(probe.identity, path, "gates file")
-        widths = {array.shape[-1] for array in probe.gates.values()}
-        if widths - {probe.identity["width"]}:
-            raise ValueError(
-                f"gates file {path} holds gates of {sorted(widths)} units for a model of width "
-                f"{probe.identity['width']}; delete it and rerun the workflow, which writes it again"
-            )
-        loaded.append((model, seed, probe))
+        loaded.append((model, seed, load_run_gates(path)))
     return loaded
+
+
+def load_run_gates(path) -> ProbeGates:
+    """:func:`gatedrnn.analysis.gates.load_gates`, refused (naming the file) unless the
+    file records the run its name says, with gates as wide as that run's model."""
+    probe = load_gates(path)
+    check_identity(probe.identity, path, "gates file")
+    widths = {array.shape[-1] for array in probe.gates.values()}
+    if widths - {probe.identity["width"]}:
+        raise ValueError(
+            f"gates file {path} holds gates of {sorted(widths)} units for a model of width "
+            f"{probe.identity['width']}; delete it and rerun the workflow, which writes it again"
+        )
+    return probe
 
 
 # ---------------------------------------------------------- gates rule and C1

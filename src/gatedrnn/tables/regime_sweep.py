@@ -21,11 +21,11 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from gatedrnn.analysis.gates import ProbeGates, load_gates
+from gatedrnn.analysis.gates import ProbeGates
 from gatedrnn.analysis.stats import LONG_HALF_LIFE, coupling_stats, unit_gate_summary
 from gatedrnn.core.conventions import KEEP_GATE, KEEP_GATE_NAME
 from gatedrnn.io.records import read_summary, read_table
-from gatedrnn.tables.gates import parse_name
+from gatedrnn.tables.gates import load_run_gates, parse_name
 
 # The gate that keeps the state: LSTM f (forget), PyTorch GRU z (the kept fraction).
 
@@ -194,7 +194,7 @@ def load_runs(summaries: Iterable, histories: Iterable, gates: Iterable) -> list
                 "seed": seed,
                 "summary": summary,
                 "history": read_table(history_path, "training history"),
-                "probe": load_gates(gates_path),
+                "probe": load_run_gates(gates_path),
             }
         )
     return runs
