@@ -160,7 +160,6 @@ _RUN_LOCK = []
 onstart:
     import errno
     import fcntl
-
     from snakemake.exceptions import WorkflowError
 
     fd = os.open(".snakemake", os.O_RDONLY)
@@ -169,7 +168,9 @@ onstart:
     except OSError as err:
         os.close(fd)
         if err.errno not in (errno.EWOULDBLOCK, errno.EAGAIN):
-            print(f"note: .snakemake cannot be locked here ({err.strerror}); going on")
+            print(
+                f"note: .snakemake cannot be locked here ({err.strerror}); going on"
+            )
         else:
             raise WorkflowError(
                 f"another snakemake run holds {os.path.abspath('.snakemake')}: two runs "
