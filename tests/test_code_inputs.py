@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -124,3 +125,36 @@ def test_a_finished_run_copied_to_another_directory_is_up_to_date_there(tmp_path
     shutil.copytree(smoke_run, moved, symlinks=True)
     proc = run_snakemake(moved, "-n")
     assert "Nothing to be done" in proc.stdout + proc.stderr, (proc.stdout + proc.stderr)[-3000:]
+
+
+def test_a_comment_in_a_rule_script_plans_nothing(workflow_copy):
+    """Rule scripts count through code_version like the package's modules; Snakemake's
+    own `code` trigger (the script's modification time) is off (profiles/default)."""
+    code, run = workflow_copy
+    for script in ("train.py", "gate_stats_table.py", "claims.py"):
+        with open(code / "workflow/scripts" / script, "a") as handle:
+            handle.write("# a comment a reader added\n")
+    assert planned_rules(code, run) == {}
+
+
+def test_a_run_and_its_code_copied_with_new_modification_times_plan_nothing(tmp_path, smoke_run):
+    """`cp -r` gives every file a new modification time, in whatever order it copies."""
+    copied = tmp_path / "copied"
+    copied.mkdir()
+    code = copied / "code"
+    code.mkdir()
+    for part in ("Snakefile", "workflow", "src", "config", "envs", "profiles"):
+        if (REPO / part).exists():
+            subprocess.run(["cp", "-r", str(REPO / part), str(code / part)], check=True)
+    subprocess.run(["cp", "-r", str(smoke_run), str(copied / "run")], check=True)
+    assert planned_rules(code, copied / "run") == {}
+
+
+def test_a_changed_input_still_reruns_what_reads_it(workflow_copy):
+    """Without the `code` trigger, a really changed input still counts: an edited
+    corpus retrains (and the training job then refuses it: tests/test_faults_provenance.py)."""
+    code, run = workflow_copy
+    with open(run / "data/corpus.txt", "a", encoding="utf-8") as handle:
+        handle.write("\nAn edit by hand.\n")
+    planned = planned_rules(code, run)
+    assert planned.get("train", 0) >= len(Plan.from_config(SMOKE).training_runs), planned

@@ -261,7 +261,9 @@ def test_load_probe_gates_reads_names(tmp_path):
 
     rng = np.random.default_rng(2)
     path = tmp_path / "results/gates/default/lstm_w5_s3.npz"
-    save_gates(path, random_lstm_gates(rng), np.zeros((2, 6), dtype=np.int64), ["abcdef"] * 2, "lstm")
+    identity = {"model": "lstm_w5", "seed": 3, "regime": "default", "width": 3}  # the run it is of
+    save_gates(path, random_lstm_gates(rng), np.zeros((2, 6), dtype=np.int64), ["abcdef"] * 2, "lstm",
+               identity=identity)  # fmt: skip
     [(model, seed, loaded)] = load_probe_gates([path])
     assert (model, seed, loaded.cell) == ("lstm_w5", 3, "lstm")
 

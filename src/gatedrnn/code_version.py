@@ -1,11 +1,13 @@
 """Code as a declared input: a rule's outputs depend on the code its script runs.
 
-Snakemake reruns a script rule when the script file is newer than its outputs, but
-it does not see the package code the script imports: edit a function in
-``gatedrnn/analysis/closed_form.py`` and the tables it made still look current.
-Every rule therefore carries a parameter ``code`` = :func:`code_version` of its
-script, and Snakemake's ``params`` rerun trigger (on by default) reruns the rule
-when that value changes.
+Snakemake's ``code`` trigger reruns a script rule when the script file is newer
+than its outputs (a comment, a ``cp -r``), but it does not see the package code the
+script imports: edit a function in ``gatedrnn/analysis/closed_form.py`` and the
+tables it made still look current. Every rule therefore carries a parameter
+``code`` = :func:`code_version` of its script, and Snakemake's ``params`` rerun
+trigger reruns the rule when that value changes; the ``code`` trigger is off
+(``rerun-triggers`` in ``profiles/default/config.yaml``), so the script itself
+counts here too, comments excluded, like every module.
 
 What the version covers: the script and every module of this package that it
 imports, directly or through other modules (static analysis of ``import``

@@ -204,3 +204,37 @@ def confirmation_runs(wildcards):
 
 wildcard_constraints:
     **PLAN.wildcard_constraints,
+
+
+# One running `snakemake` per working directory. Snakemake's own lock checks for other
+# runs' lock files, then writes its own, so two runs started at the same instant can
+# both pass it (docs/protocol.md, "Two runs at once"). Once a run has its jobs, before
+# the first starts, it takes an exclusive flock on .snakemake/ for as long as it lives
+# (the kernel drops it when the process ends, killed or not); a run that finds it
+# held stops there. Dry runs and the job-side Snakemake of a cluster job (--no-hooks)
+# never get here.
+_RUN_LOCK = []
+
+
+onstart:
+    import errno
+    import fcntl
+    from snakemake.exceptions import WorkflowError
+
+    fd = os.open(".snakemake", os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as err:
+        os.close(fd)
+        if err.errno not in (errno.EWOULDBLOCK, errno.EAGAIN):
+            print(
+                f"note: .snakemake cannot be locked here ({err.strerror}); going on"
+            )
+        else:
+            raise WorkflowError(
+                f"another snakemake run holds {os.path.abspath('.snakemake')}: two runs "
+                "started on this directory at once and both passed Snakemake's own lock. "
+                "Let the other run finish, then run this command again"
+            )
+    else:
+        _RUN_LOCK.append(fd)  # held until this process exits

@@ -1,9 +1,8 @@
 """Rule alphabet_check (gatedrnn.claims.counts, gatedrnn.tables.alphabet)."""
 
-import json
-
 from gatedrnn.claims import load_claims
 from gatedrnn.claims.counts import published_counts
+from gatedrnn.io.files import read_json
 from gatedrnn.scripting import run_logged, workflow_file
 from gatedrnn.tables.alphabet import alphabet_check_table
 
@@ -12,10 +11,8 @@ def main(log):
     params = snakemake.params
     claims = [claim.fill(params.models) for claim in load_claims(workflow_file(snakemake, params.published))]
     counts = published_counts(claims, params.counts_table, "params")
-    with open(snakemake.input.inventory, encoding="utf-8") as handle:
-        inventory = json.load(handle)
-    with open(snakemake.input.provenance, encoding="utf-8") as handle:
-        provenance = json.load(handle)
+    inventory = read_json(snakemake.input.inventory, "corpus inventory")
+    provenance = read_json(snakemake.input.provenance, "corpus provenance record")
     table = alphabet_check_table(
         counts,
         inventory,

@@ -1,13 +1,12 @@
 """Rule gru_vs_lstm (gatedrnn.tables.study.gru_vs_lstm_table)."""
 
-import json
-
+from gatedrnn.io.records import read_summaries
 from gatedrnn.scripting import run_logged
 from gatedrnn.tables.study import gru_vs_lstm_table
 
 
 def main(log):
-    summaries = [json.loads(open(path).read()) for path in snakemake.input.summaries]
+    summaries = read_summaries(snakemake.input.summaries)
     table = gru_vs_lstm_table(summaries)
     table.to_csv(snakemake.output[0], index=False)
     log(table.to_string())

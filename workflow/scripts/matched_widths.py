@@ -1,13 +1,12 @@
 """Rule matched_widths (gatedrnn.tables.study.matched_widths_table)."""
 
-import json
-
+from gatedrnn.io.files import read_json
 from gatedrnn.scripting import run_logged
 from gatedrnn.tables.study import matched_widths_table
 
 
 def main(log):
-    provenance = json.loads(open(snakemake.input.provenance).read())
+    provenance = read_json(snakemake.input.provenance, "corpus provenance record")
     table = matched_widths_table(
         snakemake.params.models,
         provenance["vocab_size"],

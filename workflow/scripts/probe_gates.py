@@ -5,6 +5,7 @@ from pathlib import Path
 
 import torch
 
+from gatedrnn.io.files import read_json
 from gatedrnn.scripting import run_logged
 from gatedrnn.tables.gates import probe_set, write_probe_gates
 
@@ -25,6 +26,8 @@ def main(log):
         snakemake.output.gates,
         snakemake.output.check,
         log=log,
+        # the corpus the probe comes from: the model must have trained on it
+        corpus_sha256=read_json(snakemake.input.provenance, "corpus provenance record")["corpus_sha256"],
     )
 
 

@@ -2,7 +2,9 @@
 
 import os
 import sys
+from pathlib import Path
 
+from gatedrnn.io.files import exclusive_folder_lock
 from gatedrnn.numerics import check_in_force
 from gatedrnn.scripting import run_logged
 from gatedrnn.train.checks import check_before_training
@@ -12,6 +14,13 @@ from gatedrnn.train.pipeline import train_one
 
 
 def main(log):
+    # One training job per model directory at a time: Snakemake's own lock can let two
+    # runs started at the same instant both start this job (docs/protocol.md).
+    with exclusive_folder_lock(Path(snakemake.output.model).parent, "this training job", log):
+        train(log)
+
+
+def train(log):
     # Which device trains (auto: CUDA when usable, else CPU) and what the
     # scheduler handed the job (tests/slurm checks this line).
     log(

@@ -30,8 +30,10 @@ running single-layer copies of the lower layers.
 
 from __future__ import annotations
 
+import json
+import zipfile
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -242,6 +244,8 @@ class ProbeGates:
     gates: dict[str, np.ndarray]
     tokens: np.ndarray
     lines: list[str]
+    # the run the gates are of (model, seed, regime, width, corpus_sha256); {} if unrecorded
+    identity: dict = field(default_factory=dict)
 
 
 def save_gates(
@@ -252,13 +256,15 @@ def save_gates(
     cell: str,
     layer: int = 0,
     keys: tuple[str, ...] | None = None,
+    identity: dict | None = None,
 ) -> None:
     """Write gates (float32), the probe token ids and probe text to a compressed ``.npz``.
 
     ``keys`` selects which arrays to keep (default: all of ``gates``); pass
     ``GATE_NAMES[cell]`` to drop the states and keep the file small. Arrays are
     stored as ``gate_<name>``; no pickled objects, so loading needs no
-    ``allow_pickle``.
+    ``allow_pickle``. ``identity`` (the run's model, seed, regime, width, corpus
+    checksum) is stored as JSON, for the readers to check the file is the run they want.
     """
     keys = tuple(gates) if keys is None else tuple(keys)
     tokens = np.asarray(tokens.cpu() if isinstance(tokens, torch.Tensor) else tokens)
@@ -277,18 +283,27 @@ def save_gates(
             layer=np.array(layer, dtype=np.int64),
             tokens=tokens.astype(np.int64),
             lines=np.array(lines, dtype=str),
+            identity=np.array(json.dumps(identity or {}, sort_keys=True)),
             **arrays,
         )
 
 
 def load_gates(path: str | Path) -> ProbeGates:
-    """Read a file written by :func:`save_gates`."""
-    with np.load(path, allow_pickle=False) as data:
-        gates = {k.removeprefix("gate_"): data[k] for k in data.files if k.startswith("gate_")}
-        return ProbeGates(
-            cell=str(data["cell"]),
-            layer=int(data["layer"]),
-            gates=gates,
-            tokens=data["tokens"],
-            lines=[str(line) for line in data["lines"]],
-        )
+    """Read a file written by :func:`save_gates`; an empty, truncated or damaged file
+    is a ValueError naming it (not numpy's bare EOFError or BadZipFile)."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            gates = {k.removeprefix("gate_"): data[k] for k in data.files if k.startswith("gate_")}
+            return ProbeGates(
+                cell=str(data["cell"]),
+                layer=int(data["layer"]),
+                gates=gates,
+                tokens=data["tokens"],
+                lines=[str(line) for line in data["lines"]],
+                identity=json.loads(str(data["identity"])) if "identity" in data.files else {},
+            )
+    except (EOFError, OSError, ValueError, KeyError, zipfile.BadZipFile) as err:
+        raise ValueError(
+            f"gates file {path} cannot be read ({type(err).__name__}: {err}): it is empty, truncated "
+            "or damaged; delete it and rerun the workflow, which writes it again"
+        ) from None

@@ -8,15 +8,41 @@ depend on, the download code (:mod:`gatedrnn.code_version`).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from gatedrnn.core.data import Vocabulary, split_train_val
+from gatedrnn.errors import CorpusError
+from gatedrnn.io.files import read_json, sha256_bytes
+
+
+def read_corpus_text(corpus_path, provenance: dict, provenance_path) -> str:
+    """The corpus text exactly as the corpus rule wrote it: bytes decoded once, so
+    line endings stay as they are (``read_text`` would turn ``\\r\\n`` into ``\\n``
+    and train on a vocabulary the record does not list). Its sha256 is measured and
+    must be the one ``corpus.json`` records: a hand-edited text is refused, not
+    trained on under the old text's checksum."""
+    data = Path(corpus_path).read_bytes()
+    measured = sha256_bytes(data)
+    recorded = provenance.get("corpus_sha256")
+    if measured != recorded:
+        raise CorpusError(
+            f"{corpus_path} has sha256 {measured}, but {provenance_path} records {recorded}: "
+            "the text changed after the corpus rule wrote it. Delete both files and rerun to "
+            "remake them from the config (to train on your own text, set `corpus.source: file` "
+            "and `corpus.path`)"
+        )
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        message = f"{corpus_path} is not valid UTF-8 (byte {err.start}); delete it and rerun"
+        raise CorpusError(message) from None
 
 
 def load_corpus(corpus_path, provenance_path) -> tuple[str, dict, Vocabulary]:
-    text = Path(corpus_path).read_text(encoding="utf-8")
-    provenance = json.loads(Path(provenance_path).read_text())
+    """(text, provenance, vocabulary) of a corpus and its record, the text checked
+    against the record (:func:`read_corpus_text`)."""
+    provenance = read_json(provenance_path, "corpus provenance record")
+    text = read_corpus_text(corpus_path, provenance, provenance_path)
     return text, provenance, Vocabulary.from_text(text)
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from gatedrnn.errors import CorpusError
 from gatedrnn.io.files import atomic_write_bytes, sha256_bytes
+from gatedrnn.io.reading import load_corpus
 
 
 def corpus_prefix(text: str, chars: int) -> str:
@@ -40,8 +41,7 @@ def write_prefix_corpus(corpus_path, provenance_path, chars: int, text_out, prov
     error neither file exists."""
     for path in (text_out, provenance_out):
         Path(path).unlink(missing_ok=True)
-    text = Path(corpus_path).read_text(encoding="utf-8")
-    parent = json.loads(Path(provenance_path).read_text())
+    text, parent, _ = load_corpus(corpus_path, provenance_path)  # as written, checksum checked
     small = corpus_prefix(text, chars)
     encoded = small.encode("utf-8")
     provenance = {

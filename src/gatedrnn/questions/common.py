@@ -7,16 +7,15 @@ reference", so a positive number means the variant is worse.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Iterable
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from gatedrnn.analysis.stats import coupling_stats, gate_summary, unit_gate_summary
 from gatedrnn.core.conventions import KEEP_GATE, KEEP_GATE_NAME
+from gatedrnn.io import records
 
 MEDIAN = "median"
 
@@ -71,8 +70,9 @@ def keep_gate_stats(cell: str, gates: dict[str, np.ndarray], long_half_life: flo
 
 
 def read_summaries(paths: Iterable) -> list[dict]:
-    """The ``summary.json`` of each path, in order."""
-    return [json.loads(Path(path).read_text()) for path in paths]
+    """The ``summary.json`` of each path, in order, each checked to be its path's run
+    (:func:`gatedrnn.io.records.read_summary`)."""
+    return records.read_summaries(paths)
 
 
 def write_table(table: pd.DataFrame, path, log: Log | None = None) -> None:

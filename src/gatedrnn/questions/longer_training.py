@@ -12,8 +12,9 @@ import math
 
 import pandas as pd
 
-from gatedrnn.analysis.gates import load_gates
+from gatedrnn.io.records import read_table
 from gatedrnn.questions.common import Log, fmt, keep_gate_stats, read_summaries, signed, write_table
+from gatedrnn.tables.gates import load_run_gates
 
 
 def longer_training_curves(entries) -> pd.DataFrame:
@@ -87,7 +88,7 @@ def write_longer_training_tables(
     three lists run in step), and write :func:`longer_training_table` to ``out_table``
     and :func:`longer_training_curves` to ``out_curves``."""
     entries = [
-        (summary, pd.read_csv(history), load_gates(probe))
+        (summary, read_table(history, "training history"), load_run_gates(probe))
         for summary, history, probe in zip(read_summaries(summaries), histories, gates, strict=True)
     ]
     table = longer_training_table(entries)

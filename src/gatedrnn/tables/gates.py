@@ -70,6 +70,7 @@ from gatedrnn.analysis.stats import (
 from gatedrnn.core.conventions import GATE_NAMES, KEEP_GATE, MODEL_FILE
 from gatedrnn.core.data import probe_windows
 from gatedrnn.io.reading import corpus_splits
+from gatedrnn.io.records import check_identity
 from gatedrnn.train.loop import load_model
 
 CHECK_TOLERANCE = 1e-5
@@ -124,19 +125,34 @@ def probe_set(corpus_path, provenance_path, train_fraction: float, lines: int, l
 
 
 def load_probe_gates(paths) -> list[tuple[str, int, ProbeGates]]:
-    """``(model id, seed, gates)`` of every gates file, in the given order."""
+    """``(model id, seed, gates)`` of every gates file, in the given order, each checked
+    to be the run its name says (a file copied from another model is refused, naming it)."""
     loaded = []
     for path in paths:
         _, model, seed = parse_name(path)
-        loaded.append((model, seed, load_gates(path)))
+        loaded.append((model, seed, load_run_gates(path)))
     return loaded
+
+
+def load_run_gates(path) -> ProbeGates:
+    """:func:`gatedrnn.analysis.gates.load_gates`, refused (naming the file) unless the
+    file records the run its name says, with gates as wide as that run's model."""
+    probe = load_gates(path)
+    check_identity(probe.identity, path, "gates file")
+    widths = {array.shape[-1] for array in probe.gates.values()}
+    if widths - {probe.identity["width"]}:
+        raise ValueError(
+            f"gates file {path} holds gates of {sorted(widths)} units for a model of width "
+            f"{probe.identity['width']}; delete it and rerun the workflow, which writes it again"
+        )
+    return probe
 
 
 # ---------------------------------------------------------- gates rule and C1
 
 
 def write_probe_gates(
-    model_dir, tokens: torch.Tensor, lines: list[str], gates_path, check_path, log=print
+    model_dir, tokens: torch.Tensor, lines: list[str], gates_path, check_path, log=print, corpus_sha256=None
 ) -> dict:
     """Extract one model's gates on the probe set, save them, and check them (C1).
 
@@ -149,11 +165,22 @@ def write_probe_gates(
     final cell-state difference divided by ``max(1, max |c_T|)``, whichever is
     larger: float32 rounding grows with the size of the cell state, so an
     absolute bound on the cell would fail a healthy model with a large state.
-    The rule fails when ``max_rel_diff >= CHECK_TOLERANCE``.
+    The rule fails when ``max_rel_diff >= CHECK_TOLERANCE``, and when the model was
+    trained on another corpus than ``corpus_sha256`` (the probe's).
     """
     model, summary = load_model(model_dir, allow_diverged=True)
+    if corpus_sha256 is not None and summary.get("corpus_sha256") != corpus_sha256:
+        raise ValueError(
+            f"{Path(model_dir) / 'summary.json'} was trained on the corpus with sha256 "
+            f"{summary.get('corpus_sha256')}, but the probe is read from the corpus with sha256 "
+            f"{corpus_sha256}: its gates on this text mean nothing; delete the model's directory "
+            "and rerun the workflow to retrain it on this corpus"
+        )
+    identity = {
+        key: summary.get(key) for key in ("model", "seed", "regime", "cell", "width", "corpus_sha256")
+    }
     if summary.get("diverged"):
-        return write_diverged_probe(summary, tokens, lines, gates_path, check_path, log)
+        return write_diverged_probe(summary, tokens, lines, gates_path, check_path, log, identity)
     gates = extract_gates(model, tokens)
     check = {
         "model": summary["model"],
@@ -177,14 +204,18 @@ def write_probe_gates(
             f"(relative {check['max_rel_diff']:.3g}, tolerance {CHECK_TOLERANCE:g}); the gates would "
             "not be the model's own"
         )
-    save_gates(gates_path, gates, tokens, lines, summary["cell"], keys=GATE_NAMES[summary["cell"]])
+    save_gates(
+        gates_path, gates, tokens, lines, summary["cell"], keys=GATE_NAMES[summary["cell"]], identity=identity
+    )
     # strict JSON: a quantity the cell does not have (the RNN's and GRU's cell state) is null
     check = {k: None if isinstance(v, float) and math.isnan(v) else v for k, v in check.items()}
     Path(check_path).write_text(json.dumps(check, indent=2, allow_nan=False) + "\n")
     return check
 
 
-def write_diverged_probe(summary: dict, tokens, lines, gates_path, check_path, log=print) -> dict:
+def write_diverged_probe(
+    summary: dict, tokens, lines, gates_path, check_path, log=print, identity=None
+) -> dict:
     """A model whose training diverged has no gates worth reading: its gates file holds
     the probe alone (no gate arrays) and its check says ``diverged`` and at which step,
     so that the tables that read it can skip it and name it."""
@@ -192,7 +223,7 @@ def write_diverged_probe(summary: dict, tokens, lines, gates_path, check_path, l
     check |= {"diverged": True, "diverged_at_step": summary.get("diverged_at_step")}
     log(f"WARNING: {summary['model']} (regime {check['regime']}) diverged at step "
         f"{check['diverged_at_step']}: no gates extracted")  # fmt: skip
-    save_gates(gates_path, {}, tokens, lines, summary["cell"], keys=())
+    save_gates(gates_path, {}, tokens, lines, summary["cell"], keys=(), identity=identity)
     Path(check_path).write_text(json.dumps(check, indent=2) + "\n")
     return check
 

@@ -15,17 +15,17 @@ default regime agrees with C2, C3, D1, D2 and D5 for the same seeds.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
 
-from gatedrnn.analysis.gates import ProbeGates, load_gates
+from gatedrnn.analysis.gates import ProbeGates
 from gatedrnn.analysis.stats import LONG_HALF_LIFE, coupling_stats, unit_gate_summary
 from gatedrnn.core.conventions import KEEP_GATE, KEEP_GATE_NAME
-from gatedrnn.tables.gates import parse_name
+from gatedrnn.io.records import read_summary, read_table
+from gatedrnn.tables.gates import load_run_gates, parse_name
 
 # The gate that keeps the state: LSTM f (forget), PyTorch GRU z (the kept fraction).
 
@@ -186,16 +186,15 @@ def load_runs(summaries: Iterable, histories: Iterable, gates: Iterable) -> list
     runs = []
     for summary_path, history_path, gates_path in zip(summaries, histories, gates, strict=True):
         regime, model, seed = parse_name(gates_path)
-        with open(summary_path) as handle:
-            summary = json.load(handle)
+        summary = read_summary(summary_path)
         runs.append(
             {
                 "regime": regime,
                 "model": model,
                 "seed": seed,
                 "summary": summary,
-                "history": pd.read_csv(history_path),
-                "probe": load_gates(gates_path),
+                "history": read_table(history_path, "training history"),
+                "probe": load_run_gates(gates_path),
             }
         )
     return runs

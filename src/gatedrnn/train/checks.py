@@ -13,14 +13,13 @@ no GPU.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
-from pathlib import Path
 
 import torch
 
 from gatedrnn.core.fits import vocabulary_problem, window_problems
+from gatedrnn.io.files import read_json
 
 
 def corpus_problems(
@@ -38,7 +37,7 @@ def corpus_problems(
     perturbation measures need. Lengths come from the corpus's provenance record.
     ``overrides``: the regime's own keys under ``regimes`` (a regime that sets seq_len
     is named as ``regimes.<regime>.seq_len``, otherwise ``train.seq_len``)."""
-    provenance = json.loads(Path(provenance_path).read_text())
+    provenance = read_json(provenance_path, "corpus provenance record")
     characters = provenance["characters"]
     text = f"{corpus_path} (corpus.source {provenance['source']}, {characters} characters)"
     keys = {

@@ -30,7 +30,6 @@ Three things a long run needs (issues 15 and 20):
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import platform
@@ -46,6 +45,7 @@ from gatedrnn.core.data import sample_windows, validation_windows
 from gatedrnn.core.model import CharModel, count_parameters, set_forget_bias
 from gatedrnn.errors import TrainingDiverged
 from gatedrnn.io.files import atomic_torch_save
+from gatedrnn.io.records import read_summary
 from gatedrnn.train.checkpoints import (
     canonical_strings,
     load_latest_checkpoint,
@@ -354,7 +354,7 @@ def load_model(model_dir: str | os.PathLike, allow_diverged: bool = False) -> tu
     ValueError naming it, unless ``allow_diverged``: its weights are no result.
     """
     model_dir = Path(model_dir)
-    summary = json.loads((model_dir / "summary.json").read_text())
+    summary = read_summary(model_dir / "summary.json")  # this run's, not a copy of another's
     if summary.get("diverged") and not allow_diverged:
         raise ValueError(
             f"{model_dir} is a diverged run (training diverged at step {summary.get('diverged_at_step')}, "
@@ -373,6 +373,14 @@ def load_model(model_dir: str | os.PathLike, allow_diverged: bool = False) -> tu
     model = CharModel(
         summary["vocab_size"], summary["cell"], summary["width"], cfg["embed_dim"], cfg["layers"]
     )
-    model.load_state_dict(state)
+    try:
+        model.load_state_dict(state)
+    except RuntimeError as err:  # weights of another shape: another model's file
+        first = str(err).strip().splitlines()[-1].strip()
+        raise ValueError(
+            f"{weights} does not fit the {summary['cell']} of width {summary['width']} that "
+            f"{model_dir / 'summary.json'} describes ({first}): it was copied from another model; "
+            "delete the directory and rerun the workflow to retrain that model"
+        ) from None
     model.eval()
     return model, summary

@@ -34,7 +34,7 @@ from gatedrnn.train.pipeline import train_one
 case, corpus, out = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3]
 torch.set_num_threads(1)
 if case["cell"] == "none":
-    from gatedrnn.io.corpus import corpus_splits
+    from gatedrnn.io.reading import corpus_splits
     corpus_splits(corpus + "/corpus.txt", corpus + "/corpus.json", 0.9)
     sys.exit()
 cfg = dict(optimizer=case["optimizer"], lr=0.002, momentum=0.9, batch_size=case["batch_size"],

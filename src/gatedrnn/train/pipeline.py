@@ -35,6 +35,7 @@ import torch
 from gatedrnn.core.widths import resolve_width
 from gatedrnn.io.files import atomic_torch_save, atomic_write_bytes
 from gatedrnn.io.reading import corpus_splits
+from gatedrnn.io.records import read_summary
 from gatedrnn.train.checkpoints import FINAL_STATE_NAME
 from gatedrnn.train.config import TrainConfig, config_hash
 from gatedrnn.train.loop import summarise, train_model
@@ -105,7 +106,7 @@ def train_one(
     if prefix_summary is not None and not isinstance(prefix_summary, str | os.PathLike):
         (prefix_summary,) = list(prefix_summary) or [None]  # the rule's input: a list of 0 or 1
     if prefix_summary:
-        prefix_regime = json.loads(Path(prefix_summary).read_text())["regime"]
+        prefix_regime = read_summary(prefix_summary)["regime"]
         start_from = prefix_state_path(checkpoint_dir, prefix_regime)
         log(f"the first steps are those of regime {prefix_regime}: starting from {start_from}")
 

@@ -1,0 +1,85 @@
+"""A run's records read back and checked against what their place says they are.
+
+Every file of one run lives at a path that names it: ``results/models/<regime>/<model>_s<seed>/``
+(``summary.json``, ``history.csv``) and ``results/gates/<regime>/<model>_s<seed>.npz``
+(and ``.check.json``). A rule that asks for that path expects that run. A file copied
+from another model, width, seed or regime would otherwise be read as this one's (a GRU
+of 27 units counting another model's gates), so each record carries its own identity
+and the readers here refuse a record whose identity is not its path's, naming the file.
+An empty or truncated file is named too (:func:`gatedrnn.io.files.read_json`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import pandas as pd
+
+from gatedrnn.core.conventions import MODEL_FILE
+from gatedrnn.io.files import damaged_file_error, read_json
+
+
+def run_of_path(path) -> dict | None:
+    """``{"regime", "model", "seed"}`` that ``path`` names (a model directory's file, or
+    a gates file ``<model>_s<seed>.npz`` / ``.check.json``), or None if it names no run."""
+    path = Path(path)
+    candidates = ((path.parent.name, path.parent.parent.name), (path.name.split(".")[0], path.parent.name))
+    for name, regime in candidates:
+        match = MODEL_FILE.match(name)
+        if match:
+            return {"regime": regime, "model": match["model"], "seed": int(match["seed"])}
+    return None
+
+
+def identity_problems(record: Mapping, expected: Mapping) -> list[str]:
+    """Where ``record``'s identity keys disagree with ``expected`` (keys it lacks are
+    problems too), and a model id that is not ``<cell>_<width token>``."""
+    problems = [
+        f"{key} {record.get(key)!r} (expected {value!r})"
+        for key, value in expected.items()
+        if value is not None and record.get(key) != value
+    ]
+    cell, token = record.get("cell"), record.get("width_token")
+    if cell is not None and token is not None and record.get("model") != f"{cell}_{token}":
+        problems.append(f"model {record.get('model')!r} is not cell {cell!r} at width {token!r}")
+    return problems
+
+
+def check_identity(record: Mapping, path, what: str, expected: Mapping | None = None) -> None:
+    """Refuse (ValueError naming ``path``) a record that is not the run ``path`` names
+    (and ``expected``'s further keys, e.g. the width or the corpus checksum)."""
+    wanted = {**(run_of_path(path) or {}), **(expected or {})}
+    problems = identity_problems(record, wanted)
+    if problems:
+        raise ValueError(
+            f"{what} {path} is not this run's: it records {'; '.join(problems)}. It was copied "
+            "from another run or is stale; delete it and rerun the workflow, which writes it again"
+        )
+
+
+def read_summary(path, expected: Mapping | None = None) -> dict:
+    """A run's ``summary.json``, checked to be the run its path names."""
+    summary = read_json(path, "training summary")
+    check_identity(summary, path, "training summary", expected)
+    return summary
+
+
+def read_summaries(paths: Iterable) -> list[dict]:
+    """:func:`read_summary` of each path, in order."""
+    return [read_summary(path) for path in paths]
+
+
+def read_gate_check(path) -> dict:
+    """A gates rule's ``.check.json``, checked to be the run its path names."""
+    check = read_json(path, "gate check")
+    check_identity(check, path, "gate check")
+    return check
+
+
+def read_table(path, what: str = "table") -> pd.DataFrame:
+    """A CSV an earlier rule wrote; an empty or cut-short file is a ValueError naming it."""
+    try:
+        return pd.read_csv(path)
+    except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError) as err:
+        raise damaged_file_error(path, what, err) from None
