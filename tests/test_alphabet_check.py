@@ -258,7 +258,9 @@ def test_the_table_has_one_row_per_count_candidate_and_corpus(tmp_path):
     old = alphabet_check_table(counts, inventory, {}, provenance, spec.members,
                                CONFIGURED | {"readout_norm": "none", "vocab_size": 84})  # fmt: skip
     (model,) = old[old["kind"] == "configured_model"].itertuples()
-    misses = [c["published"] - model_parameters(c["cell"], c["width"], 84, readout_norm="none") for c in counts]
+    misses = [
+        c["published"] - model_parameters(c["cell"], c["width"], 84, readout_norm="none") for c in counts
+    ]
     assert not bool(model.reproduces) and model.configured_difference == max(misses, key=abs) > 0
 
 
