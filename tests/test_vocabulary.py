@@ -89,8 +89,8 @@ def test_the_training_job_refuses_the_corpus_before_it_trains(corpora, tmp_path)
     with pytest.raises(ValueError, match=r"regimes.printable_model.vocabulary"):
         check_before_training(corpus, provenance, regime="printable_model",
                               overrides={"vocabulary": "printable"}, **settings)  # fmt: skip
-    check_before_training(corpus, provenance, regime="default",
-                          **(settings | {"train_config": settings["train_config"] | {"vocabulary": "corpus"}}))  # fmt: skip
+    own = settings | {"train_config": settings["train_config"] | {"vocabulary": "corpus"}}
+    check_before_training(corpus, provenance, regime="default", **own)
     # the loader refuses it too, whoever calls it
     with pytest.raises(ValueError, match="outside the 'printable' vocabulary"):
         corpus_splits(corpus, provenance, 0.9, "printable")
