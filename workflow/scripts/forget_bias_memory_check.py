@@ -7,7 +7,7 @@ from pathlib import Path
 from gatedrnn.scripting import run_logged
 from gatedrnn.tables.gates import probe_set
 from gatedrnn.tables.memory_check import forget_bias_memory_check_table
-from gatedrnn.train.loop import shared_vocabulary
+from gatedrnn.train.config import shared_vocabulary
 
 
 def main(log):

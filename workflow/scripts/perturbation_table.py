@@ -8,7 +8,7 @@ import torch
 from gatedrnn.scripting import run_logged
 from gatedrnn.tables import perturbation
 from gatedrnn.tables.gates import probe_set
-from gatedrnn.train.loop import shared_vocabulary
+from gatedrnn.train.config import shared_vocabulary
 
 TABLES = {
     "lstm_cell_decay": perturbation.cell_decay_table,

@@ -8,7 +8,7 @@ import torch
 
 from gatedrnn.scripting import run_logged
 from gatedrnn.tables.gates import probe_set, write_probe_gates
-from gatedrnn.train.loop import trained_vocabulary
+from gatedrnn.train.config import trained_vocabulary
 
 
 def main(log):

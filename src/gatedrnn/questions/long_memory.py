@@ -19,7 +19,8 @@ from gatedrnn.core.data import fixed_windows
 from gatedrnn.io.reading import corpus_splits
 from gatedrnn.io.synthetic import COPY_KEYS, copy_task_loss_bounds
 from gatedrnn.questions.common import Log, fmt, keep_gate_stats, read_summaries, write_table
-from gatedrnn.train.loop import load_model, shared_vocabulary
+from gatedrnn.train.config import shared_vocabulary
+from gatedrnn.train.loop import load_model
 
 
 def recall_mask(tokens: torch.Tensor, key_ids, distance: int) -> torch.Tensor:

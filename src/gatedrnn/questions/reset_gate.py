@@ -30,7 +30,8 @@ from gatedrnn.questions.common import (
     signed,
     write_table,
 )
-from gatedrnn.train.loop import load_model, trained_vocabulary
+from gatedrnn.train.config import trained_vocabulary
+from gatedrnn.train.loop import load_model
 
 
 def pinned_reset_row(model, summary: dict, windows: torch.Tensor) -> dict:

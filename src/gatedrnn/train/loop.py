@@ -347,31 +347,6 @@ def summarise(result: TrainResult, *, cell: str, width: int, seed: int, extra: d
     }
 
 
-def trained_vocabulary(summary: dict) -> str:
-    """The vocabulary (train.vocabulary) a trained model reads: its summary's; a summary
-    written before the key existed is of a model of the corpus's own characters."""
-    return summary["train_config"].get("vocabulary", "corpus")
-
-
-def shared_vocabulary(summaries, what: str) -> str:
-    """The one vocabulary every model of ``summaries`` reads (a table that feeds them one
-    token array needs it); refused, naming the models, when they differ."""
-    found = {}
-    for summary in summaries:
-        found.setdefault(trained_vocabulary(summary), []).append(
-            f"{summary.get('regime')}/{summary['model']}"
-        )
-    if len(found) > 1:
-        listed = "; ".join(f"{name}: {', '.join(models)}" for name, models in found.items())
-        raise ValueError(
-            f"{what} reads one probe set, but its models read different vocabularies ({listed}); "
-            "give the regimes it compares the same train.vocabulary"
-        )
-    if not found:
-        raise ValueError(f"{what} has no models")
-    return next(iter(found))
-
-
 def load_model(model_dir: str | os.PathLike, allow_diverged: bool = False) -> tuple[CharModel, dict]:
     """A trained model and its summary from a ``results/models/...`` directory.
 
