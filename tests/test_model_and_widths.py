@@ -6,9 +6,9 @@ import pytest
 import torch
 import yaml
 
-from gatedrnn.core.data import vocabulary_size
 from gatedrnn.core.model import CharModel, count_parameters, set_forget_bias
 from gatedrnn.core.sizes import CELLS, READOUT_NORMS, model_parameters
+from gatedrnn.core.vocabularies import vocabulary_size
 from gatedrnn.core.widths import matched_width, resolve_width
 
 ROOT = Path(__file__).resolve().parents[1]

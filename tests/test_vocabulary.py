@@ -15,7 +15,8 @@ import torch
 from conftest import run_snakemake
 from faults.runs import write_config
 
-from gatedrnn.core.data import Vocabulary, vocabulary_coverage_problem, vocabulary_size
+from gatedrnn.core.data import Vocabulary
+from gatedrnn.core.vocabularies import vocabulary_coverage_problem, vocabulary_size
 from gatedrnn.io.corpus import CorpusSpec, write_corpus
 from gatedrnn.io.reading import corpus_splits
 from gatedrnn.io.synthetic import synthetic_prose

@@ -249,7 +249,7 @@ def load_config(configfiles: list[str]) -> dict:
 def train_jobs_for(planned: list[dict], configfiles: list[str], workdir: Path) -> tuple[list[TrainJob], int]:
     """The planned train jobs with their shapes and steps (widths resolved on the
     corpus's vocabulary, which must exist: `snakemake --cores 1 data/corpus.txt`)."""
-    from gatedrnn.core.data import vocabulary_size
+    from gatedrnn.core.vocabularies import vocabulary_size
     from gatedrnn.core.widths import resolve_width
     from gatedrnn.plan import Plan
     from gatedrnn.train.config import TrainConfig

@@ -4,7 +4,7 @@ import json
 
 from gatedrnn.claims import load_claims
 from gatedrnn.claims.counts import published_counts
-from gatedrnn.core.data import vocabulary_size
+from gatedrnn.core.vocabularies import vocabulary_size
 from gatedrnn.scripting import run_logged, workflow_file
 from gatedrnn.tables.alphabet import alphabet_check_table
 

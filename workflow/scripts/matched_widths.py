@@ -2,7 +2,7 @@
 
 import json
 
-from gatedrnn.core.data import vocabulary_size
+from gatedrnn.core.vocabularies import vocabulary_size
 from gatedrnn.scripting import run_logged
 from gatedrnn.tables.study import matched_widths_table
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from gatedrnn.core.data import Vocabulary, split_train_val, vocabulary_coverage_problem
+from gatedrnn.core.data import Vocabulary, split_train_val
+from gatedrnn.core.vocabularies import vocabulary_coverage_problem
 
 
 def load_corpus(corpus_path, provenance_path, vocabulary: str) -> tuple[str, dict, Vocabulary]:

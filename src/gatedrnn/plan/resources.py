@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from gatedrnn.core.data import vocabulary_size
 from gatedrnn.core.memory import estimate_train_peak_mb
+from gatedrnn.core.vocabularies import vocabulary_size
 from gatedrnn.core.widths import resolve_width
 
 # Above the estimate: its error against measured peaks was -7 % to +11 %, and glibc's

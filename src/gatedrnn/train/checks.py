@@ -20,8 +20,8 @@ from pathlib import Path
 
 import torch
 
-from gatedrnn.core.data import vocabulary_coverage_problem
 from gatedrnn.core.fits import vocabulary_problem, window_problems
+from gatedrnn.core.vocabularies import vocabulary_coverage_problem
 
 
 def corpus_problems(

@@ -12,8 +12,8 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass
 
-from gatedrnn.core.data import VOCABULARIES, unknown_vocabulary
 from gatedrnn.core.sizes import readout_norm_problem
+from gatedrnn.core.vocabularies import VOCABULARIES, unknown_vocabulary
 
 
 @dataclass(frozen=True)
