@@ -95,7 +95,8 @@ def job_setup_seconds() -> tuple[float | None, float | None]:
         from gatedrnn.io.reading import corpus_splits
 
         t = time.perf_counter()
-        corpus_splits(CORPUS, provenance, float(load_config()["split"]["train_fraction"]))
+        config = load_config()
+        corpus_splits(CORPUS, provenance, float(config["split"]["train_fraction"]), config["train"]["vocabulary"])
         corpus = time.perf_counter() - t
     return imports, corpus
 

@@ -643,11 +643,12 @@ def test_the_shipped_configs_break_none(path):
 def provenance(tmp_path: Path, text: str) -> tuple[Path, Path]:
     corpus, record = tmp_path / "corpus.txt", tmp_path / "corpus.json"
     corpus.write_text(text)
-    record.write_text(json.dumps({"source": "file", "characters": len(text), "vocab_size": len(set(text))}))
+    record.write_text(json.dumps({"source": "file", "characters": len(text), "vocab_size": len(set(text)),
+                                  "vocabulary": "".join(sorted(set(text)))}))  # fmt: skip
     return corpus, record
 
 
-TRAIN = {"seq_len": 32, "val_windows": 16}
+TRAIN = {"seq_len": 32, "val_windows": 16, "vocabulary": "printable"}
 
 
 @pytest.mark.parametrize(

@@ -39,7 +39,7 @@ rule gates:
     wildcards: regime=default, cell=lstm, width=w24, seed=0
 """
 
-SHAPE = Shape("lstm", 24, 1, 8, 32, 16, 52, "adam", 16)
+SHAPE = Shape("lstm", 24, 1, 8, 32, 16, 100, "adam", 16, "layernorm")
 
 
 def job(name: str, seconds: float, after: str | None = None) -> TrainJob:
@@ -81,8 +81,8 @@ def test_costs_come_from_benchmarks_of_the_same_shape_else_calibration(tmp_path,
     model = results / "models/default/lstm_w24_s0"
     model.mkdir(parents=True)
     cfg = {"layers": 1, "batch_size": 8, "seq_len": 32, "embed_dim": 16, "optimizer": "adam"}
-    cfg |= {"val_windows": 16, "steps": 40}
-    summary = {"cell": "lstm", "width": 24, "vocab_size": 52, "train_config": cfg, "resumed_from_step": None}
+    cfg |= {"val_windows": 16, "steps": 40, "readout_norm": "layernorm", "vocabulary": "printable"}
+    summary = {"cell": "lstm", "width": 24, "vocab_size": 100, "train_config": cfg, "resumed_from_step": None}
     (model / "summary.json").write_text(json.dumps(summary))
     bench = results / "benchmarks/train/default"
     bench.mkdir(parents=True)
@@ -94,7 +94,7 @@ def test_costs_come_from_benchmarks_of_the_same_shape_else_calibration(tmp_path,
     monkeypatch.setattr(
         "gatedrnn.estimate.calibrate", lambda shape: calibrated.append(shape) or Cost(0.5, 1.0, "calibration")
     )
-    other = Shape("gru", 27, 1, 8, 32, 16, 52, "adam", 16)
+    other = Shape("gru", 27, 1, 8, 32, 16, 100, "adam", 16, "layernorm")
     jobs = [TrainJob("default", "lstm_w24", 1, SHAPE, 40, 5)]
     jobs += [TrainJob("default", "gru_budget24", seed, other, 40, 5) for seed in (0, 1)]
     cost_jobs(jobs, known, log=lambda _: None)

@@ -87,7 +87,7 @@ def test_windows_line_endings_are_trained_as_recorded(tmp_path, fault_ledger):
         CorpusSpec(source="file", path=str(source)), tmp_path / "c.txt", tmp_path / "c.json"
     )
     assert "\r" in provenance["vocabulary"]
-    vocab, train_ids, val_ids, _ = corpus_splits(tmp_path / "c.txt", tmp_path / "c.json", 0.9)
+    vocab, train_ids, val_ids, _ = corpus_splits(tmp_path / "c.txt", tmp_path / "c.json", 0.9, "corpus")
     assert len(vocab) == provenance["vocab_size"] and vocab.chars == provenance["vocabulary"]
     assert len(train_ids) + len(val_ids) == provenance["characters"]
     # the small corpus cut from it keeps them too
@@ -95,7 +95,7 @@ def test_windows_line_endings_are_trained_as_recorded(tmp_path, fault_ledger):
         tmp_path / "c.txt", tmp_path / "c.json", 500, tmp_path / "s.txt", tmp_path / "s.json"
     )
     assert b"\r\n" in (tmp_path / "s.txt").read_bytes() and "\r" in small["vocabulary"]
-    assert len(corpus_splits(tmp_path / "s.txt", tmp_path / "s.json", 0.9)[0]) == small["vocab_size"]
+    assert len(corpus_splits(tmp_path / "s.txt", tmp_path / "s.json", 0.9, "corpus")[0]) == small["vocab_size"]
     fault_ledger.rejected(name)  # here: trained as recorded, which is the good outcome
 
 
@@ -106,7 +106,7 @@ def test_a_hand_edited_corpus_is_refused_naming_both_sums(tmp_path, corpus_files
     with open(corpus / "corpus.txt", "a", encoding="utf-8") as handle:
         handle.write("\nAn edit by hand.\n")
     with pytest.raises(CorpusError) as refusal:
-        load_corpus(corpus / "corpus.txt", corpus / "corpus.json")
+        load_corpus(corpus / "corpus.txt", corpus / "corpus.json", "corpus")
     message = str(refusal.value)
     assert recorded in message and str(corpus / "corpus.txt") in message
     measured = [s for s in re.findall(SHA256, message) if s != recorded]
@@ -125,7 +125,7 @@ def test_an_empty_corpus_record_is_named(tmp_path, corpus_files, fault_ledger):
     corpus = copy_tree(corpus_files, tmp_path / "data")
     (corpus / "corpus.json").write_bytes(b"")
     with pytest.raises(ValueError, match=r"corpus provenance record .*corpus\.json is empty \(0 bytes\)"):
-        load_corpus(corpus / "corpus.txt", corpus / "corpus.json")
+        load_corpus(corpus / "corpus.txt", corpus / "corpus.json", "corpus")
     fault_ledger.rejected(name)
 
 

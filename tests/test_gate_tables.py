@@ -107,7 +107,12 @@ def save_model(tmp_path, cell, seed=0, regime="default", width_token="w5", forge
         "vocab_size": V,
         "best_val_loss": 1.5 + seed,
         "best_step": 40,
-        "train_config": {"embed_dim": E, "layers": 1, "forget_bias": forget_bias},
+        "train_config": {
+            "embed_dim": E,
+            "layers": 1,
+            "forget_bias": forget_bias,
+            "readout_norm": "layernorm",
+        },
     }
     (directory / "summary.json").write_text(json.dumps(summary))
     return directory

@@ -178,7 +178,8 @@ def save_sweep_model(root, regime, seed, forget_bias, cell="lstm"):
     torch.save(model.state_dict(), directory / "model.pt")
     summary = {"model": f"{cell}_w5", "cell": cell, "width": H, "seed": seed, "regime": regime,
                "vocab_size": V, "best_val_loss": 1.5 + seed, "best_step": 40,
-               "train_config": {"embed_dim": E, "layers": 1, "forget_bias": forget_bias}}  # fmt: skip
+               "train_config": {"embed_dim": E, "layers": 1, "forget_bias": forget_bias,
+                                "readout_norm": "layernorm"}}  # fmt: skip
     (directory / "summary.json").write_text(json.dumps(summary))
     return directory
 

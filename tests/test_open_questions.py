@@ -114,7 +114,7 @@ def test_variant_cells_match_the_numpy_reference(cell, placement, layers):
         for layer in range(layers):
             weights = model.rnn.layer_weights(layer)
             x = numpy_gru(x, *(w.numpy() for w in weights), placement)
-        expected = model.head(torch.from_numpy(x)).numpy()
+        expected = model.read_out(torch.from_numpy(x)).numpy()  # LayerNorm, then the head
     np.testing.assert_allclose(logits.numpy(), expected, rtol=0, atol=1e-12)
     assert h_n.shape == (layers, 2, 5)
     np.testing.assert_allclose(h_n[-1].numpy(), x[:, -1], rtol=0, atol=1e-12)

@@ -11,6 +11,7 @@ import yaml
 from conftest import DEFAULT_CONFIG, SMOKE_CONFIG, run_snakemake
 
 from gatedrnn.core.data import Vocabulary
+from gatedrnn.core.vocabularies import vocabulary_size
 from gatedrnn.core.widths import matched_width
 from gatedrnn.plan import Plan
 
@@ -125,7 +126,11 @@ def test_smoke_tables_agree_with_the_models(smoke_run):
     table = pd.read_csv(smoke_run / "results/tables/gru_vs_lstm.csv")
     ref = config["grid"]["reference_width"]
     widths = dict(zip(table["model"], table["width"], strict=True))
-    assert widths[f"gru_budget{ref}"] == matched_width("gru", ref, len(vocab), config["train"]["embed_dim"])
+    train = config["train"]  # the model's vocabulary (printable: 100), not the corpus's
+    model_vocab = vocabulary_size(train["vocabulary"], len(vocab))
+    assert widths[f"gru_budget{ref}"] == matched_width(
+        "gru", ref, model_vocab, train["embed_dim"], train["layers"], train["readout_norm"]
+    )
     assert widths[f"lstm_w{ref}"] == ref
     for _, row in table.iterrows():
         seeds = [row[f"seed_{s}"] for s in config["grid"]["seeds"]]

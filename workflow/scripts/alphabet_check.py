@@ -2,6 +2,7 @@
 
 from gatedrnn.claims import load_claims
 from gatedrnn.claims.counts import published_counts
+from gatedrnn.core.vocabularies import vocabulary_size
 from gatedrnn.io.files import read_json
 from gatedrnn.scripting import run_logged, workflow_file
 from gatedrnn.tables.alphabet import alphabet_check_table
@@ -13,18 +14,19 @@ def main(log):
     counts = published_counts(claims, params.counts_table, "params")
     inventory = read_json(snakemake.input.inventory, "corpus inventory")
     provenance = read_json(snakemake.input.provenance, "corpus provenance record")
+    train = params.train
+    # the grid's model: its vocabulary's size, not necessarily the corpus's
+    configured = {key: train[key] for key in ("embed_dim", "readout_norm", "vocabulary")}
+    configured["vocab_size"] = vocabulary_size(train["vocabulary"], provenance["vocab_size"])
     table = alphabet_check_table(
-        counts,
-        inventory,
-        params.candidates,
-        provenance,
-        params.members,
-        params.embed_dim,
-        params.layers,
+        counts, inventory, params.candidates, provenance, params.members, configured, train["layers"]
     )
     for row in table.itertuples():
         if row.kind == "candidate" and row.members == 0:
             log(f"WARNING: candidate {row.name} ({row.pattern}) matches no text member of the source")
+    (model,) = table[table["kind"] == "configured_model"].itertuples()
+    log(f"the configured model {model.name} {'reproduces' if model.reproduces else 'does NOT reproduce'} "
+        f"every published count (largest difference {model.configured_difference})")  # fmt: skip
     table.to_csv(snakemake.output[0], index=False)
     log(table.to_string())
 

@@ -1,5 +1,6 @@
 """Rule matched_widths (gatedrnn.tables.study.matched_widths_table)."""
 
+from gatedrnn.core.vocabularies import vocabulary_size
 from gatedrnn.io.files import read_json
 from gatedrnn.scripting import run_logged
 from gatedrnn.tables.study import matched_widths_table
@@ -7,12 +8,15 @@ from gatedrnn.tables.study import matched_widths_table
 
 def main(log):
     provenance = read_json(snakemake.input.provenance, "corpus provenance record")
+    train = snakemake.params.train
     table = matched_widths_table(
         snakemake.params.models,
-        provenance["vocab_size"],
+        # the model's vocabulary (train.vocabulary), not necessarily the corpus's
+        vocabulary_size(train["vocabulary"], provenance["vocab_size"]),
         snakemake.params.reference_width,
-        snakemake.params.embed_dim,
-        snakemake.params.layers,
+        train["embed_dim"],
+        train["layers"],
+        train["readout_norm"],
     )
     table.to_csv(snakemake.output[0], index=False)
     log(table.to_string())

@@ -1,6 +1,7 @@
 """Rule gates: one trained model's gates on the probe set, and its manual step check
 (gatedrnn.tables.gates.write_probe_gates)."""
 
+import json
 from pathlib import Path
 
 import torch
@@ -8,6 +9,7 @@ import torch
 from gatedrnn.io.files import read_json
 from gatedrnn.scripting import run_logged
 from gatedrnn.tables.gates import probe_set, write_probe_gates
+from gatedrnn.train.config import trained_vocabulary
 
 
 def main(log):
@@ -18,6 +20,7 @@ def main(log):
         snakemake.params.train_fraction,
         snakemake.params.lines,
         snakemake.params.length,
+        trained_vocabulary(json.loads(Path(snakemake.input.summary).read_text())),
     )
     write_probe_gates(
         Path(snakemake.input.model).parent,

@@ -1,5 +1,11 @@
 """Vocabulary, the contiguous train/validation split, and window sampling.
 
+The model's vocabulary (config ``train.vocabulary``) is ``printable``, the 100
+symbols of Python's ``string.printable`` in that order (the study's V = 100,
+docs/experiments.md), or ``corpus``, the corpus's own characters sorted by code
+point. A corpus character outside a fixed vocabulary is refused before training
+(:func:`vocabulary_coverage_problem`).
+
 Everything here is a pure function of its arguments: the training windows come
 from a ``torch.Generator`` the caller owns (and checkpoints), the validation and
 probe windows sit at fixed, evenly spaced offsets.
@@ -12,16 +18,28 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from gatedrnn.core.vocabularies import FIXED_VOCABULARIES, unknown_vocabulary
+
 
 @dataclass(frozen=True)
 class Vocabulary:
-    """Characters sorted by code point; ids are positions in that order."""
+    """Distinct characters; ids are positions in that order."""
 
     chars: str
 
     @classmethod
     def from_text(cls, text: str) -> Vocabulary:
+        """The text's own characters, sorted by code point."""
         return cls("".join(sorted(set(text))))
+
+    @classmethod
+    def named(cls, name: str, text: str) -> Vocabulary:
+        """The vocabulary ``name`` (config ``train.vocabulary``) for a model of ``text``."""
+        if name == "corpus":
+            return cls.from_text(text)
+        if name not in FIXED_VOCABULARIES:
+            raise ValueError(unknown_vocabulary(name))
+        return cls(FIXED_VOCABULARIES[name])
 
     def __len__(self) -> int:
         return len(self.chars)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from gatedrnn.core.data import Vocabulary, split_train_val
+from gatedrnn.core.vocabularies import vocabulary_coverage_problem
 from gatedrnn.errors import CorpusError
 from gatedrnn.io.files import read_json, sha256_bytes
 
@@ -38,16 +39,20 @@ def read_corpus_text(corpus_path, provenance: dict, provenance_path) -> str:
         raise CorpusError(message) from None
 
 
-def load_corpus(corpus_path, provenance_path) -> tuple[str, dict, Vocabulary]:
-    """(text, provenance, vocabulary) of a corpus and its record, the text checked
-    against the record (:func:`read_corpus_text`)."""
+def load_corpus(corpus_path, provenance_path, vocabulary: str) -> tuple[str, dict, Vocabulary]:
+    """The text (checked against its record, :func:`read_corpus_text`), its provenance
+    and the model's vocabulary ``vocabulary`` (config ``train.vocabulary``); a text that
+    vocabulary cannot read is refused, naming the characters outside it."""
     provenance = read_json(provenance_path, "corpus provenance record")
     text = read_corpus_text(corpus_path, provenance, provenance_path)
-    return text, provenance, Vocabulary.from_text(text)
+    if problem := vocabulary_coverage_problem(vocabulary, set(text), str(corpus_path)):
+        raise ValueError(problem)
+    return text, provenance, Vocabulary.named(vocabulary, text)
 
 
-def corpus_splits(corpus_path, provenance_path, train_fraction: float):
-    """(vocabulary, train ids, validation ids, provenance) of the workflow's corpus."""
-    text, provenance, vocab = load_corpus(corpus_path, provenance_path)
+def corpus_splits(corpus_path, provenance_path, train_fraction: float, vocabulary: str):
+    """(vocabulary, train ids, validation ids, provenance) of the workflow's corpus, in
+    the model's vocabulary ``vocabulary``."""
+    text, provenance, vocab = load_corpus(corpus_path, provenance_path, vocabulary)
     train_ids, val_ids = split_train_val(vocab.encode(text), train_fraction)
     return vocab, train_ids, val_ids, provenance

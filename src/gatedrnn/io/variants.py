@@ -41,7 +41,7 @@ def write_prefix_corpus(corpus_path, provenance_path, chars: int, text_out, prov
     error neither file exists."""
     for path in (text_out, provenance_out):
         Path(path).unlink(missing_ok=True)
-    text, parent, _ = load_corpus(corpus_path, provenance_path)  # as written, checksum checked
+    text, parent, _ = load_corpus(corpus_path, provenance_path, "corpus")  # as written, checksum checked
     small = corpus_prefix(text, chars)
     encoded = small.encode("utf-8")
     provenance = {

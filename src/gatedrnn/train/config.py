@@ -12,6 +12,9 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass
 
+from gatedrnn.core.sizes import readout_norm_problem
+from gatedrnn.core.vocabularies import VOCABULARIES, unknown_vocabulary
+
 
 @dataclass(frozen=True)
 class TrainConfig:
@@ -29,6 +32,8 @@ class TrainConfig:
     embed_dim: int = 128
     layers: int = 1
     forget_bias: float | None = None  # LSTM only: bias_ih forget slice = b, bias_hh's = 0
+    readout_norm: str = "layernorm"  # layernorm | none: between the recurrent layer and the read-out
+    vocabulary: str = "printable"  # printable (string.printable, V = 100) | corpus (its own characters)
 
     def __post_init__(self):
         if self.optimizer not in ("adam", "sgd"):
@@ -38,6 +43,10 @@ class TrainConfig:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
         if not self.lr > 0:
             raise ValueError(f"lr must be positive, got {self.lr}")
+        if problem := readout_norm_problem(self.readout_norm):
+            raise ValueError(problem)
+        if self.vocabulary not in VOCABULARIES:
+            raise ValueError(unknown_vocabulary(self.vocabulary))
 
 
 def config_hash(payload: dict) -> str:
@@ -80,3 +89,28 @@ def prefix_state_problem(state: dict, cfg: TrainConfig, expected_prefix_hash: st
             "step of one run only"
         )
     return None
+
+
+def trained_vocabulary(summary: dict) -> str:
+    """The vocabulary (train.vocabulary) a trained model reads: its summary's; a summary
+    written before the key existed is of a model of the corpus's own characters."""
+    return summary["train_config"].get("vocabulary", "corpus")
+
+
+def shared_vocabulary(summaries, what: str) -> str:
+    """The one vocabulary every model of ``summaries`` reads (a table that feeds them one
+    token array needs it); refused, naming the models, when they differ."""
+    found = {}
+    for summary in summaries:
+        found.setdefault(trained_vocabulary(summary), []).append(
+            f"{summary.get('regime')}/{summary['model']}"
+        )
+    if len(found) > 1:
+        listed = "; ".join(f"{name}: {', '.join(models)}" for name, models in found.items())
+        raise ValueError(
+            f"{what} reads one probe set, but its models read different vocabularies ({listed}); "
+            "give the regimes it compares the same train.vocabulary"
+        )
+    if not found:
+        raise ValueError(f"{what} has no models")
+    return next(iter(found))

@@ -107,7 +107,7 @@ def set_determinism(device: torch.device) -> None:
 def build_model(cell: str, hidden: int, vocab_size: int, seed: int, cfg: TrainConfig) -> CharModel:
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
-        model = CharModel(vocab_size, cell, hidden, cfg.embed_dim, cfg.layers)
+        model = CharModel(vocab_size, cell, hidden, cfg.embed_dim, cfg.layers, cfg.readout_norm)
     if cfg.forget_bias is not None:
         set_forget_bias(model, cfg.forget_bias)
     return model
@@ -371,7 +371,13 @@ def load_model(model_dir: str | os.PathLike, allow_diverged: bool = False) -> tu
         ) from None
     cfg = summary["train_config"]
     model = CharModel(
-        summary["vocab_size"], summary["cell"], summary["width"], cfg["embed_dim"], cfg["layers"]
+        summary["vocab_size"],
+        summary["cell"],
+        summary["width"],
+        cfg["embed_dim"],
+        cfg["layers"],
+        # a summary written before train.readout_norm existed is of a model without one
+        cfg.get("readout_norm", "none"),
     )
     try:
         model.load_state_dict(state)
