@@ -100,11 +100,18 @@ def test_scoreboard_ranks_by_agreements_then_distance():
             "optimizer": "sgd",
             "lr": [0.1, 0.3, 1.0],
             "steps": 800,
+            "batch_size": [32, 32, 64],
+            "seq_len": 128,
             "seeds": 1,
         }  # fmt: skip
     )
     table = scoreboard(verdicts, regimes)
     assert list(table.columns) == SCOREBOARD_COLUMNS
+    assert list(table["batch_size"]) == [64, 32, 32]  # each regime's windows beside it
+    # a regime table written before the window axes: a scoreboard without them
+    older = scoreboard(verdicts, regimes.drop(columns=["batch_size", "seq_len"]))
+    assert list(older.columns) == [c for c in SCOREBOARD_COLUMNS if c not in ("batch_size", "seq_len")]
+    pd.testing.assert_frame_equal(older, table.drop(columns=["batch_size", "seq_len"]))
     assert list(table["regime"]) == ["c", "a", "b"]  # b's RMS sqrt((0.04 + 9) / 2) > a's 0.5
     assert table.loc[table["regime"] == "b", "band_distance"].item() == pytest.approx(
         math.sqrt((0.2**2 + 9) / 2)

@@ -28,7 +28,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 
 from gatedrnn.core.fits import probe_length_problem, window_problems
-from gatedrnn.plan.regimes import TRAIN_CONFIG_KEYS
+from gatedrnn.plan.regimes import TRAIN_CONFIG_KEYS, WINDOW_KEYS
 
 
 class ConfigError(ValueError):
@@ -85,12 +85,20 @@ def key_of(plan, regime: str, key: str) -> str:
     overrides = plan.config["regimes"].get(regime)
     if overrides is not None:
         return f"regimes.{regime}.{key}" if key in overrides else f"train.{key}"
+    if regime in window_regimes(plan):  # the window axes' points: train's optimizer, lr, steps
+        return f"regime_sweep.{key}s" if key in WINDOW_KEYS else f"train.{key}"
     if key == "steps":
         small = {point["regime"] for point in plan.corpus_size_points}
         return "protocol.small_corpus.steps" if regime in small else "regime_sweep.steps"
     if key in ("optimizer", "lr"):
         return "regime_sweep.optimizers"
     return f"train.{key}"
+
+
+def window_regimes(plan) -> set[str]:
+    """The regime sweep's points at windows other than train's."""
+    train = plan.config["train"]
+    return {p["regime"] for p in plan.sweep_points if any(p[k] != train[k] for k in WINDOW_KEYS)}
 
 
 def regimes_text(regimes: Iterable[str]) -> str:
