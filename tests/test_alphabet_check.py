@@ -39,10 +39,15 @@ COUNTS_TABLE = "results/tables/gru_vs_lstm.csv"
 RECURRENT = {"lstm": nn.LSTM, "gru": nn.GRU, "rnn": nn.RNN}
 
 
-def torch_parameters(cell: str, width: int, vocab: int, embed_dim: int = 128) -> int:
-    """The model's parameters counted by PyTorch on its own modules (not CharModel)."""
+def torch_parameters(cell: str, width: int, vocab: int, embed_dim: int = 128, norm: bool = False) -> int:
+    """The model's parameters counted by PyTorch on its own modules (not CharModel);
+    ``norm``: with LayerNorm(width) before the read-out."""
     modules = [nn.Embedding(vocab, embed_dim), RECURRENT[cell](embed_dim, width), nn.Linear(width, vocab)]
+    modules += [nn.LayerNorm(width)] if norm else []
     return sum(p.numel() for module in modules for p in module.parameters())
+
+
+CONFIGURED = {"embed_dim": 128, "readout_norm": "layernorm", "vocabulary": "printable", "vocab_size": 100}
 
 
 def study_counts() -> list[dict]:
@@ -68,20 +73,24 @@ def test_the_published_counts_are_the_three_d3_claims():
 
 
 @pytest.mark.parametrize("index", [0, 1, 2])
-def test_implied_vocabulary_agrees_with_pytorchs_own_count(index):
+@pytest.mark.parametrize("readout_norm", ["none", "layernorm"])
+def test_implied_vocabulary_agrees_with_pytorchs_own_count(index, readout_norm):
     count = study_counts()[index]
     cell, width, published = count["cell"], count["width"], count["published"]
-    found = implied_vocabulary(published, cell, width)
+    found = implied_vocabulary(published, cell, width, readout_norm=readout_norm)
     nearest = found["nearest_vocab"]
     # PyTorch's count at the nearest integer vocabulary and the next one
-    at_nearest = torch_parameters(cell, width, nearest)
-    per_character = torch_parameters(cell, width, nearest + 1) - at_nearest
+    norm = readout_norm == "layernorm"
+    at_nearest = torch_parameters(cell, width, nearest, norm=norm)
+    per_character = torch_parameters(cell, width, nearest + 1, norm=norm) - at_nearest
     assert found["nearest_params"] == at_nearest
     assert found["params_difference"] == published - at_nearest
     solved = nearest + (published - at_nearest) / per_character
     assert found["implied_vocab"] == pytest.approx(solved, abs=1e-9)
     assert abs(found["implied_vocab"] - nearest) <= 0.5
     assert per_character == 128 + width + 1  # one embedding row, one output column and bias
+    if norm:  # the study's model: every count is exactly 100 characters
+        assert (found["implied_vocab"], found["params_difference"]) == (100, 0)
 
 
 def test_the_vocabulary_line_is_the_closed_form():
@@ -90,15 +99,15 @@ def test_the_vocabulary_line_is_the_closed_form():
         assert intercept + slope * vocab == model_parameters("lstm", 325, vocab)
 
 
-def test_our_vocabulary_gives_the_reference_tables_own_counts():
-    """84 characters in the formula give the params column of the reference run's
-    gru_vs_lstm.csv, and the alphabet check's params_at_corpus_vocab."""
+def test_the_old_model_gives_the_reference_tables_own_counts():
+    """The committed reference was trained on the model before issue 27 (the corpus's 84
+    characters, no LayerNorm): the formula gives the params column of its gru_vs_lstm.csv."""
     manifest = json.loads((REPO / "reference/manifest.json").read_text())
     vocab = manifest["corpus"]["vocab_size"]
     reference = pd.read_csv(REPO / "reference/tables/gru_vs_lstm.csv").set_index("model")
     for count in study_counts():
         row = reference.loc[count["model"]]
-        assert model_parameters(row["cell"], int(row["width"]), vocab) == row["params"]
+        assert model_parameters(row["cell"], int(row["width"]), vocab, readout_norm="none") == row["params"]
         assert torch_parameters(row["cell"], int(row["width"]), vocab) == row["params"]
 
 
@@ -230,13 +239,55 @@ def test_the_table_has_one_row_per_count_candidate_and_corpus(tmp_path):
     _, provenance = build_corpus(spec)
     counts = study_counts()
     inventory = build_inventory(spec)
-    table = alphabet_check_table(counts, inventory, {"modern": spec.members}, provenance, spec.members)
-    assert list(table["kind"]) == ["published"] * 3 + ["joint_fit", "candidate", "configured"]
+    table = alphabet_check_table(
+        counts, inventory, {"modern": spec.members}, provenance, spec.members, CONFIGURED
+    )
+    assert list(table["kind"]) == KINDS
     assert table.loc[table["kind"] == "candidate", "closest"].tolist() == [True]
     published = table[table["kind"] == "published"]
     assert (published["params_at_corpus_vocab"] == [
         model_parameters(c["cell"], c["width"], provenance["vocab_size"]) for c in counts
     ]).all()  # fmt: skip
+    # the study's model has every count; torch's own modules agree
+    assert (published["configured_difference"] == 0).all()
+    assert list(published["configured_params"]) == [
+        torch_parameters(c["cell"], c["width"], 100, norm=True) for c in counts
+    ]
+    (model,) = table[table["kind"] == "configured_model"].itertuples()
+    assert bool(model.reproduces) and model.configured_difference == 0
+    old = alphabet_check_table(counts, inventory, {}, provenance, spec.members,
+                               CONFIGURED | {"readout_norm": "none", "vocab_size": 84})  # fmt: skip
+    (model,) = old[old["kind"] == "configured_model"].itertuples()
+    misses = [
+        c["published"] - model_parameters(c["cell"], c["width"], 84, readout_norm="none") for c in counts
+    ]
+    assert not bool(model.reproduces) and model.configured_difference == max(misses, key=abs) > 0
+
+
+KINDS = ["published"] * 3 + ["derivation"] * 9 + ["configured_model", "joint_fit", "candidate", "configured"]
+
+
+def test_the_derivation_solves_e_biases_v_and_k_from_the_counts_alone():
+    """Counts PyTorch's modules give for a known model (E, V, a LayerNorm's 2 per unit) come
+    back as that model, the only whole solution; the study's counts give E 128, 2 biases,
+    V 100, k 2."""
+    from gatedrnn.tables.alphabet import derivation_rows
+
+    def solved(counts, configured=CONFIGURED):
+        return {r["name"]: r["value"] for r in derivation_rows(counts, configured)}
+
+    study = solved(study_counts())
+    assert {k: study[k] for k in ("embed_dim", "biases_per_gate_block", "vocab_size", "per_unit_params")} == {
+        "embed_dim": 128, "biases_per_gate_block": 2, "vocab_size": 100, "per_unit_params": 2}  # fmt: skip
+    assert (study["solutions"], study["largest_miss"]) == (1, 0)
+    assert study["rest_per_unit"] == pytest.approx(102) and study["rest_at_width_0"] == pytest.approx(12_900)
+    made = [{"model": f"{c}_w{w}", "cell": c, "width": w, "published": torch_parameters(c, w, 65, 64, norm)}
+            for c, w in (("gru", 90), ("gru", 70), ("lstm", 70)) for norm in [False]]  # fmt: skip
+    found = solved(made, CONFIGURED | {"embed_dim": 64})
+    assert (found["embed_dim"], found["vocab_size"], found["per_unit_params"], found["largest_miss"]) == (
+        64, 65, 0, 0)  # fmt: skip
+    # one width, or no two cells at one width: nothing to solve
+    assert derivation_rows(made[:1], CONFIGURED) == [] and derivation_rows(made[:2], CONFIGURED) == []
 
 
 # ------------------------------------------------------------------ the plan and the rules
@@ -256,14 +307,17 @@ def test_the_rules_on_the_smoke_config(tmp_path):
     provenance = json.loads((tmp_path / "data/corpus.json").read_text())
     inventory = json.loads((tmp_path / "data/corpus_inventory.json").read_text(encoding="utf-8"))
     assert [m["name"] for m in inventory["members"]] == ["synthetic"]
-    assert list(table["kind"]) == ["published"] * 3 + ["joint_fit", "candidate", "configured"]
+    assert list(table["kind"]) == KINDS
     candidate = table[table["kind"] == "candidate"].iloc[0]
     assert candidate["name"] == "all" and bool(candidate["closest"])
     assert candidate["vocab_size"] == provenance["vocab_size"] == inventory["members"][0]["vocab_size"]
     # the smoke model's embedding (16) and the study's counts: the same formula, solved
     published = table[table["kind"] == "published"]
     for row in published.itertuples():
-        found = implied_vocabulary(row.published_params, row.cell, row.width, SMOKE["train"]["embed_dim"])
+        found = implied_vocabulary(
+            row.published_params, row.cell, row.width, SMOKE["train"]["embed_dim"],
+            readout_norm=SMOKE["train"]["readout_norm"],
+        )  # fmt: skip
         assert row.implied_vocab == pytest.approx(found["implied_vocab"])
     # the rules train nothing
     assert not (tmp_path / "results/models").exists()
@@ -291,8 +345,12 @@ def test_the_joint_fit_solves_every_count_at_once_and_torch_agrees():
         {"cell": c, "width": w, "published": count(c, w, 97)}
         for c, w in (("gru", 381), ("gru", 325), ("lstm", 325))
     ]
-    fit = joint_fit(counts)
+    fit = joint_fit(counts, readout_norm="none")
     assert fit["nearest_vocab"] == 97 and fit["params_difference"] == 0
     assert fit["implied_vocab"] == pytest.approx(97, abs=1e-6)
     assert fit["extra_per_unit"] == pytest.approx(2, abs=1e-6)
     assert joint_fit(counts[:1]) is None  # one count cannot tell V from k
+    # the configured model has the LayerNorm: nothing left per unit
+    fit = joint_fit(counts)
+    assert (fit["nearest_vocab"], fit["params_difference"]) == (97, 0)
+    assert fit["extra_per_unit"] == pytest.approx(0, abs=1e-6)

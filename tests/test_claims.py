@@ -471,10 +471,15 @@ def test_published_yaml_parses_and_covers_every_experiment():
         if c.experiment == "D3" and c.rule == "within":
             d3 |= set(c.published) if isinstance(c.published, tuple) else {c.published}
     assert {1.6449, 1.6503, 1.6276, 1.6498, 1.6624, 1.6611, 1.6776, 1.6737, 1.6785} <= d3
-    # closed-form rows are exact; trained rows never are, except protocol counts
+    # closed-form rows are exact; trained rows never are, except the counts that fix the
+    # model (D3's parameter counts, issue 27: no band)
     for c in claims:
         if c.experiment[0] in "CDE" and c.rule == "exact":
-            assert c.selector.column in {"units", "values"}, c.id
+            assert c.selector.column in {"units", "values", "params"}, c.id
+    counts = {
+        c.id: c for c in claims if c.experiment == "D3" and c.selector and c.selector.column == "params"
+    }
+    assert len(counts) == 3 and all(c.rule == "exact" and not c.tolerance for c in counts.values())
 
 
 def test_published_values_are_not_in_the_code():

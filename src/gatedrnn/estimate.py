@@ -48,6 +48,7 @@ class Shape:
     vocab_size: int
     optimizer: str
     val_windows: int
+    readout_norm: str
 
 
 @dataclass
@@ -121,8 +122,11 @@ def benchmark_costs(results: Path) -> dict[Shape, Cost]:
 
 
 def shape_of(cell: str, width: int, vocab_size: int, cfg: dict) -> Shape:
+    """``vocab_size``: the model's (train.vocabulary's), not the corpus's. A summary written
+    before train.readout_norm existed is of a model without one."""
     return Shape(cell, int(width), cfg["layers"], cfg["batch_size"], cfg["seq_len"], cfg["embed_dim"],
-                 int(vocab_size), cfg["optimizer"], cfg["val_windows"])  # fmt: skip
+                 int(vocab_size), cfg["optimizer"], cfg["val_windows"],
+                 cfg.get("readout_norm", "none"))  # fmt: skip
 
 
 def calibrate(shape: Shape, steps: int = CALIBRATION_STEPS) -> Cost:
@@ -137,7 +141,8 @@ def calibrate(shape: Shape, steps: int = CALIBRATION_STEPS) -> Cost:
     torch.set_num_threads(1)
     try:
         cfg = TrainConfig(optimizer=shape.optimizer, batch_size=shape.batch_size, seq_len=shape.seq_len,
-                          embed_dim=shape.embed_dim, layers=shape.layers)  # fmt: skip
+                          embed_dim=shape.embed_dim, layers=shape.layers,
+                          readout_norm=shape.readout_norm)  # fmt: skip
         model = build_model(shape.cell, shape.width, shape.vocab_size, 0, cfg)
         optimizer = make_optimizer(model, cfg)
         generator = torch.Generator().manual_seed(0)
@@ -244,6 +249,7 @@ def load_config(configfiles: list[str]) -> dict:
 def train_jobs_for(planned: list[dict], configfiles: list[str], workdir: Path) -> tuple[list[TrainJob], int]:
     """The planned train jobs with their shapes and steps (widths resolved on the
     corpus's vocabulary, which must exist: `snakemake --cores 1 data/corpus.txt`)."""
+    from gatedrnn.core.data import vocabulary_size
     from gatedrnn.core.widths import resolve_width
     from gatedrnn.plan import Plan
     from gatedrnn.train.config import TrainConfig
@@ -263,10 +269,12 @@ def train_jobs_for(planned: list[dict], configfiles: list[str], workdir: Path) -
                     f"first (snakemake --cores 1 {text}, seconds)"
                 )
             vocab[corpus.as_posix()] = json.loads(corpus.read_text())["vocab_size"]
-        v = vocab[corpus.as_posix()]
         cfg = plan.train_config(regime)
         TrainConfig(**cfg)  # refuse what training would refuse
-        width = resolve_width(entry["width"], entry["cell"], v, cfg["embed_dim"], cfg["layers"])
+        v = vocabulary_size(cfg["vocabulary"], vocab[corpus.as_posix()])  # the run's own vocabulary
+        width = resolve_width(
+            entry["width"], entry["cell"], v, cfg["embed_dim"], cfg["layers"], cfg["readout_norm"]
+        )
         start = 0
         after = None
         prefix = plan.prefix_regime(regime)

@@ -126,19 +126,29 @@ rule corpus_inventory:
 
 
 rule alphabet_check:
-    """The vocabulary the study's parameter counts imply, and the corpus choice closest
-    to it (gatedrnn.tables.alphabet). One table, a row per `kind`:
+    """The model and vocabulary the study's parameter counts imply, whether the
+    configured model reproduces them, and the corpus choice closest to the vocabulary
+    (gatedrnn.tables.alphabet). One table, a row per `kind`:
 
     - published: a claim on the params column of gru_vs_lstm.csv (name: its id; model,
       cell, width; width_from: "model id", or the claim that published a matched
       width); published_params; implied_vocab (real: the V at which the closed form
-      gives that count, with train.embed_dim and train.layers); nearest_vocab (the
-      nearest integer), nearest_params (its count), params_difference (published
-      minus that); params_at_corpus_vocab (the count on this run's corpus).
-    - joint_fit: one vocabulary and k extra parameters per hidden unit fitted to every
-      published count at once (least squares; implied_vocab and extra_per_unit), both
-      rounded (nearest_vocab; extra_per_unit's integer is its rounding), and the
-      count those integers miss by most (params_difference; 0: all exactly).
+      gives that count, with the grid's embed_dim, layers and readout_norm);
+      nearest_vocab (the nearest integer), nearest_params (its count),
+      params_difference (published minus that); params_at_corpus_vocab (the count on
+      this run's corpus's own characters); configured_params (the grid's model's count,
+      train.vocabulary's size), configured_difference (published minus that).
+    - derivation: the model the counts fix from PyTorch-style cells alone (name: the
+      quantity; value; configured_value: the grid's model's; how): embed_plus_biases,
+      rest_per_unit (V + k), rest_at_width_0 (V (E + 1)), embed_dim, biases_per_gate_block,
+      vocab_size, per_unit_params (k), solutions (whole solutions), largest_miss.
+    - configured_model: the grid's model (name), configured_difference (the count it
+      misses by most), reproduces (True: every published count exactly).
+    - joint_fit: one vocabulary and k extra parameters per hidden unit (beyond the
+      grid's model) fitted to every published count at once (least squares;
+      implied_vocab and extra_per_unit), both rounded (nearest_vocab;
+      extra_per_unit's integer is its rounding), and the count those integers miss by
+      most (params_difference; 0: all exactly).
     - candidate: one per protocol.alphabet_candidates entry (name, pattern): members
       (text members matched), skipped_members (matched members the corpus rule
       could not read: not UTF-8, links), characters and vocab_size of the members
@@ -164,7 +174,7 @@ rule alphabet_check:
         counts_table="results/tables/gru_vs_lstm.csv",
         candidates=config["protocol"]["alphabet_candidates"],
         members=config["corpus"]["members"],
-        embed_dim=config["train"]["embed_dim"],
-        layers=config["train"]["layers"],
+        # the grid's model: embed_dim, layers, readout_norm, vocabulary
+        train=PLAN.train_config("default"),
     script:
         "../scripts/alphabet_check.py"

@@ -16,8 +16,8 @@ rule matched_widths:
         code=code_version("matched_widths.py"),
         models=[PLAN.model_id(cell, width) for cell, width in PLAN.grid],
         reference_width=PLAN.reference_width,
-        embed_dim=config["train"]["embed_dim"],
-        layers=config["train"]["layers"],
+        # the grid's model: embed_dim, layers, readout_norm, vocabulary
+        train=PLAN.train_config("default"),
     script:
         "../scripts/matched_widths.py"
 

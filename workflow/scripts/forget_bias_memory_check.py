@@ -1,11 +1,13 @@
 """Rule forget_bias_memory_check (gates.smk): the forget-bias sweep's reach, measured by
 the sweep's code and by an independent float64 computation (gatedrnn.tables.memory_check)."""
 
+import json
 from pathlib import Path
 
 from gatedrnn.scripting import run_logged
 from gatedrnn.tables.gates import probe_set
 from gatedrnn.tables.memory_check import forget_bias_memory_check_table
+from gatedrnn.train.loop import shared_vocabulary
 
 
 def main(log):
@@ -15,6 +17,10 @@ def main(log):
         snakemake.params.train_fraction,
         snakemake.params.lines,
         snakemake.params.length,
+        shared_vocabulary(
+            [json.loads((Path(path).parent / "summary.json").read_text()) for path in snakemake.input.models],
+            "the forget-bias memory check",
+        ),
     )
     model_dirs = [Path(path).parent for path in snakemake.input.models]
     table = forget_bias_memory_check_table(model_dirs, snakemake.params.forget_biases, tokens)

@@ -8,6 +8,7 @@ import torch
 from gatedrnn.scripting import run_logged
 from gatedrnn.tables import perturbation
 from gatedrnn.tables.gates import probe_set
+from gatedrnn.train.loop import shared_vocabulary
 
 TABLES = {
     "lstm_cell_decay": perturbation.cell_decay_table,
@@ -20,14 +21,16 @@ TABLES = {
 
 def main(log):
     torch.set_num_threads(snakemake.threads)
+    models = perturbation.load_models(Path(path).parent for path in snakemake.input.models)
     tokens, _ = probe_set(
         snakemake.input.corpus,
         snakemake.input.provenance,
         snakemake.params.train_fraction,
         snakemake.params.lines,
         snakemake.params.length,
+        # one token array for every model: they must read one vocabulary
+        shared_vocabulary([summary for _, summary in models], snakemake.params.table),
     )
-    models = perturbation.load_models(Path(path).parent for path in snakemake.input.models)
     table = TABLES[snakemake.params.table](models, tokens)
     table.to_csv(snakemake.output[0], index=False, float_format=None)
     log(table.to_string(index=False))

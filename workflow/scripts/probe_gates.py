@@ -1,12 +1,14 @@
 """Rule gates: one trained model's gates on the probe set, and its manual step check
 (gatedrnn.tables.gates.write_probe_gates)."""
 
+import json
 from pathlib import Path
 
 import torch
 
 from gatedrnn.scripting import run_logged
 from gatedrnn.tables.gates import probe_set, write_probe_gates
+from gatedrnn.train.loop import trained_vocabulary
 
 
 def main(log):
@@ -17,6 +19,7 @@ def main(log):
         snakemake.params.train_fraction,
         snakemake.params.lines,
         snakemake.params.length,
+        trained_vocabulary(json.loads(Path(snakemake.input.summary).read_text())),
     )
     write_probe_gates(
         Path(snakemake.input.model).parent,

@@ -13,7 +13,7 @@ its equations are written out one step at a time (:func:`lstm_step`, PyTorch's
 
 The protocol is the study's (docs/protocol.md), re-implemented here from its
 statement: every probe line gets character ``position`` replaced by the next one of
-the sorted vocabulary, ``(id + 1) mod V``; the curve of a state is the mean over
+the model's vocabulary, ``(id + 1) mod V``; the curve of a state is the mean over
 lines of the L2 norm (over units) of the state difference ``k`` steps after the
 change, divided by the same at ``k = 0``, for ``k = 0..steps``; its half-life is the
 first crossing of 0.5, interpolated linearly in log(curve).

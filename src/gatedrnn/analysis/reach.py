@@ -99,7 +99,7 @@ def char_model_gradient_reach(
 
     def fn(e):
         out, _ = model.rnn(e)
-        return model.head(out) if output == "logits" else out
+        return model.read_out(out) if output == "logits" else out
 
     return gradient_reach(fn, embedded, output_step=output_step, threads=threads)
 

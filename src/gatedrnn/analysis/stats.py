@@ -207,7 +207,7 @@ def perturb_one_char(
     tokens: torch.Tensor, vocab_size: int, position: int = CHANGE_POSITION, shift: int = CHANGE_SHIFT
 ) -> torch.Tensor:
     """A copy of ``tokens`` (B, T) with the id at ``position`` of every line replaced
-    by ``(id + shift) mod vocab_size`` (the next character of the sorted vocabulary)."""
+    by ``(id + shift) mod vocab_size`` (the next character of the model's vocabulary)."""
     if shift % vocab_size == 0:
         raise ValueError(f"shift {shift} leaves every character unchanged (V = {vocab_size})")
     if not 0 <= position < tokens.shape[1]:

@@ -300,7 +300,7 @@ def gru_logits(model, tokens: torch.Tensor, placement: str = "none") -> torch.Te
     x = model.embed(tokens)
     for layer in range(rnn.num_layers):
         x, _ = gru_layer_scan(x, *_gru_weights(rnn, layer), placement=placement)
-    return model.head(x)
+    return model.read_out(x)
 
 
 def pinned_reset_logits(model, tokens: torch.Tensor) -> torch.Tensor:

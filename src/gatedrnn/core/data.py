@@ -1,5 +1,11 @@
 """Vocabulary, the contiguous train/validation split, and window sampling.
 
+The model's vocabulary (config ``train.vocabulary``) is ``printable``, the 100
+symbols of Python's ``string.printable`` in that order (the study's V = 100,
+docs/experiments.md), or ``corpus``, the corpus's own characters sorted by code
+point. A corpus character outside a fixed vocabulary is refused before training
+(:func:`vocabulary_coverage_problem`).
+
 Everything here is a pure function of its arguments: the training windows come
 from a ``torch.Generator`` the caller owns (and checkpoints), the validation and
 probe windows sit at fixed, evenly spaced offsets.
@@ -7,21 +13,36 @@ probe windows sit at fixed, evenly spaced offsets.
 
 from __future__ import annotations
 
+import string
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 
+# The fixed vocabularies by name; "corpus" is the text's own.
+FIXED_VOCABULARIES = {"printable": string.printable}
+VOCABULARIES = (*FIXED_VOCABULARIES, "corpus")
+
 
 @dataclass(frozen=True)
 class Vocabulary:
-    """Characters sorted by code point; ids are positions in that order."""
+    """Distinct characters; ids are positions in that order."""
 
     chars: str
 
     @classmethod
     def from_text(cls, text: str) -> Vocabulary:
+        """The text's own characters, sorted by code point."""
         return cls("".join(sorted(set(text))))
+
+    @classmethod
+    def named(cls, name: str, text: str) -> Vocabulary:
+        """The vocabulary ``name`` (config ``train.vocabulary``) for a model of ``text``."""
+        if name == "corpus":
+            return cls.from_text(text)
+        if name not in FIXED_VOCABULARIES:
+            raise ValueError(unknown_vocabulary(name))
+        return cls(FIXED_VOCABULARIES[name])
 
     def __len__(self) -> int:
         return len(self.chars)
@@ -46,6 +67,42 @@ class Vocabulary:
 
     def decode(self, ids) -> str:
         return "".join(self.chars[int(i)] for i in ids)
+
+
+def unknown_vocabulary(name: str) -> str:
+    return f"unknown vocabulary {name!r}; choose one of {', '.join(VOCABULARIES)}"
+
+
+def vocabulary_size(name: str, corpus_vocab_size: int) -> int:
+    """How many symbols a model of vocabulary ``name`` reads and predicts, on a corpus of
+    ``corpus_vocab_size`` distinct characters (its corpus.json ``vocab_size``)."""
+    if name == "corpus":
+        return int(corpus_vocab_size)
+    if name not in FIXED_VOCABULARIES:
+        raise ValueError(unknown_vocabulary(name))
+    return len(FIXED_VOCABULARIES[name])
+
+
+def vocabulary_coverage_problem(
+    name: str, corpus_chars, corpus: str = "the corpus", key: str = "train.vocabulary"
+) -> str | None:
+    """Why a model of vocabulary ``name`` (set by the config key ``key``) cannot read
+    ``corpus_chars`` (the corpus's distinct characters): the characters outside it, and
+    the fix. None when it can."""
+    if name == "corpus":
+        return None
+    if name not in FIXED_VOCABULARIES:
+        return unknown_vocabulary(name)
+    outside = sorted(set(corpus_chars) - set(FIXED_VOCABULARIES[name]))
+    if not outside:
+        return None
+    shown = ", ".join(f"{c!r} (U+{ord(c):04X})" for c in outside[:20])
+    more = f" and {len(outside) - 20} more" if len(outside) > 20 else ""
+    return (
+        f"{corpus} has {len(outside)} character(s) outside the {name!r} vocabulary ({key}): "
+        f"{shown}{more}; set {key} to 'corpus' (the corpus's own characters) or use a text "
+        f"without them"
+    )
 
 
 def _code_points(text: str) -> np.ndarray:

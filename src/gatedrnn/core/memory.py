@@ -83,10 +83,11 @@ def memory_terms(
     seq_len: int = 128,
     val_windows: int = 128,
     optimizer: str = "adam",
+    readout_norm: str = "layernorm",
 ) -> dict[str, float]:
-    """The estimate's terms in bytes: ``counted`` (ids, state, the embedding and vocabulary
-    parts of a batch and a validation pass), ``train_units`` (bytes per unit of
-    ``a_cell``) and ``val_units`` (per unit of ``b``), and ``encoding``."""
+    """The estimate's terms in bytes: ``counted`` (ids, state, the embedding, vocabulary
+    and read-out normalisation parts of a batch and a validation pass), ``train_units``
+    (bytes per unit of ``a_cell``) and ``val_units`` (per unit of ``b``), and ``encoding``."""
     sizes = {"width": width, "vocab_size": vocab_size, "embed_dim": embed_dim, "layers": layers,
              "batch_size": batch_size, "seq_len": seq_len, "val_windows": val_windows}  # fmt: skip
     for name, value in sizes.items():
@@ -96,14 +97,17 @@ def memory_terms(
         raise ValueError(f"corpus_chars must be non-negative, got {corpus_chars}")
     if optimizer not in OPTIMIZER_SLOTS:
         raise ValueError(f"unknown optimizer {optimizer!r}; choose one of {', '.join(OPTIMIZER_SLOTS)}")
-    params = model_parameters(cell, width, vocab_size, embed_dim, layers)
+    params = model_parameters(cell, width, vocab_size, embed_dim, layers, readout_norm)
     train_positions = batch_size * seq_len
     val_positions = val_windows * seq_len
+    # LayerNorm's output, and in training its gradient, one H-vector per position (counted,
+    # not calibrated: the calibration's models had none)
+    norm_train, norm_val = (2, 1) if readout_norm == "layernorm" else (0, 0)
     counted = (
         corpus_chars * INT64
         + params * FLOAT * (2 + OPTIMIZER_SLOTS[optimizer] + UPDATE_TEMPORARIES)
-        + train_positions * FLOAT * (2 * embed_dim + 4 * vocab_size)
-        + val_positions * FLOAT * (embed_dim + 2 * vocab_size)
+        + train_positions * FLOAT * (2 * embed_dim + 4 * vocab_size + norm_train * width)
+        + val_positions * FLOAT * (embed_dim + 2 * vocab_size + norm_val * width)
     )
     return {
         "counted": counted,
@@ -117,7 +121,7 @@ def estimate_train_peak_mb(*, cell: str, calibration: dict | None = None, **shap
     """Estimated peak resident memory (MiB) of one training job of this shape.
 
     ``shape``: ``width``, ``vocab_size``, ``corpus_chars`` and optionally ``embed_dim``,
-    ``layers``, ``batch_size``, ``seq_len``, ``val_windows``, ``optimizer`` (the train
+    ``layers``, ``batch_size``, ``seq_len``, ``val_windows``, ``optimizer``, ``readout_norm`` (the train
     config's keys, defaults the study's). ``calibration`` overrides :data:`CALIBRATION`.
     """
     c = CALIBRATION | (calibration or {})

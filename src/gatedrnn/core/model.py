@@ -1,7 +1,12 @@
 """The character-level language model of the study.
 
 ``Embedding(V, 128) -> one recurrent layer (nn.RNN tanh / nn.GRU / nn.LSTM) of
-width H -> Linear(H, V)``, PyTorch default initialisation, batch-first.
+width H -> LayerNorm(H) -> Linear(H, V)``, PyTorch default initialisation,
+batch-first, V = 100 (``string.printable``, :mod:`gatedrnn.core.data`): the model
+the study's three printed parameter counts fix exactly (docs/experiments.md).
+``readout_norm="none"`` drops the LayerNorm (the workflow's model before issue 27).
+The normalisation is part of the read-out, not of the recurrent layer: hidden
+states and gates are the layer's own, before it (docs/protocol.md).
 
 Gate order follows PyTorch: ``nn.LSTM`` weight rows are chunked (i, f, g, o),
 ``nn.GRU`` rows (r, z, n) with ``h' = z * h + (1 - z) * n`` (z = fraction kept).
@@ -20,14 +25,14 @@ import torch
 from torch import nn
 
 from gatedrnn.core.cells import GRUVariant
-from gatedrnn.core.sizes import CELLS
+from gatedrnn.core.sizes import CELLS, readout_norm_problem
 
 # Where the GRU variants put the reset (gatedrnn.core.cells.PLACEMENTS).
 VARIANT_PLACEMENT = {"cho_gru": "before", "gru_noreset": "none"}
 
 
 class CharModel(nn.Module):
-    """Embedding -> recurrent layer(s) -> linear read-out, all batch-first."""
+    """Embedding -> recurrent layer(s) -> [LayerNorm] -> linear read-out, batch-first."""
 
     def __init__(
         self,
@@ -36,10 +41,13 @@ class CharModel(nn.Module):
         hidden: int,
         embed_dim: int = 128,
         layers: int = 1,
+        readout_norm: str = "layernorm",
     ):
         super().__init__()
         if cell not in CELLS:
             raise ValueError(f"unknown cell {cell!r}; choose one of {', '.join(CELLS)}")
+        if problem := readout_norm_problem(readout_norm):
+            raise ValueError(problem)
         if hidden < 1 or vocab_size < 1 or embed_dim < 1 or layers < 1:
             raise ValueError(
                 f"sizes must be positive (vocab {vocab_size}, hidden {hidden}, "
@@ -48,21 +56,29 @@ class CharModel(nn.Module):
         self.cell = cell
         self.hidden = hidden
         self.vocab_size = vocab_size
+        self.readout_norm = readout_norm
         self.embed = nn.Embedding(vocab_size, embed_dim)
         if cell in VARIANT_PLACEMENT:
             self.rnn = GRUVariant(embed_dim, hidden, layers, placement=VARIANT_PLACEMENT[cell])
         else:
             recurrent = {"rnn": nn.RNN, "gru": nn.GRU, "lstm": nn.LSTM}[cell]
             self.rnn = recurrent(embed_dim, hidden, num_layers=layers, batch_first=True)
+        # Identity has no parameters, so a "none" model's state dict is the old model's.
+        self.norm = nn.LayerNorm(hidden) if readout_norm == "layernorm" else nn.Identity()
         self.head = nn.Linear(hidden, vocab_size)
+
+    def read_out(self, hidden_states: torch.Tensor) -> torch.Tensor:
+        """Logits (batch, time, V) of the recurrent layer's output sequence."""
+        return self.head(self.norm(hidden_states))
 
     def forward(self, tokens: torch.Tensor, state=None):
         """Logits of shape (batch, time, V) and the final recurrent state."""
         out, state = self.rnn(self.embed(tokens), state)
-        return self.head(out), state
+        return self.read_out(out), state
 
     def hidden_states(self, tokens: torch.Tensor) -> torch.Tensor:
-        """The last layer's hidden-state sequence (batch, time, H), zero initial state."""
+        """The last layer's hidden-state sequence (batch, time, H), zero initial state;
+        the layer's own, before the read-out's normalisation."""
         out, _ = self.rnn(self.embed(tokens))
         return out
 

@@ -14,28 +14,45 @@ REFERENCE_CELL = "lstm"
 
 
 def matched_width(
-    cell: str, reference_width: int, vocab_size: int, embed_dim: int = 128, layers: int = 1
+    cell: str,
+    reference_width: int,
+    vocab_size: int,
+    embed_dim: int = 128,
+    layers: int = 1,
+    readout_norm: str = "layernorm",
 ) -> int:
-    """Largest H with params(cell, H) <= params(lstm, reference_width)."""
+    """Largest H with params(cell, H) <= params(lstm, reference_width), both with the
+    same read-out."""
     if cell not in CELLS:
         raise ValueError(f"unknown cell {cell!r}; choose one of {', '.join(CELLS)}")
-    budget = model_parameters(REFERENCE_CELL, reference_width, vocab_size, embed_dim, layers)
-    if model_parameters(cell, 1, vocab_size, embed_dim, layers) > budget:
+
+    def params(c: str, h: int) -> int:
+        return model_parameters(c, h, vocab_size, embed_dim, layers, readout_norm)
+
+    budget = params(REFERENCE_CELL, reference_width)
+    if params(cell, 1) > budget:
         raise ValueError(f"no {cell} width fits the budget of {budget} parameters")
     # params grow strictly with H: bisect on [lo, hi) with lo feasible, hi infeasible.
     lo, hi = 1, 2
-    while model_parameters(cell, hi, vocab_size, embed_dim, layers) <= budget:
+    while params(cell, hi) <= budget:
         lo, hi = hi, hi * 2
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if model_parameters(cell, mid, vocab_size, embed_dim, layers) <= budget:
+        if params(cell, mid) <= budget:
             lo = mid
         else:
             hi = mid
     return lo
 
 
-def resolve_width(token: str, cell: str, vocab_size: int, embed_dim: int = 128, layers: int = 1) -> int:
+def resolve_width(
+    token: str,
+    cell: str,
+    vocab_size: int,
+    embed_dim: int = 128,
+    layers: int = 1,
+    readout_norm: str = "layernorm",
+) -> int:
     """The integer width a token stands for on this vocabulary."""
     m = WIDTH_TOKEN.match(token)
     if m is None:
@@ -44,4 +61,4 @@ def resolve_width(token: str, cell: str, vocab_size: int, embed_dim: int = 128, 
         )
     if m["literal"]:
         return int(m["literal"])
-    return matched_width(cell, int(m["budget"]), vocab_size, embed_dim, layers)
+    return matched_width(cell, int(m["budget"]), vocab_size, embed_dim, layers, readout_norm)

@@ -26,6 +26,8 @@ TRAIN_CONFIG_KEYS = (
     "embed_dim",
     "layers",
     "forget_bias",
+    "readout_norm",
+    "vocabulary",
 )
 
 

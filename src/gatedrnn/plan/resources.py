@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
+from gatedrnn.core.data import vocabulary_size
 from gatedrnn.core.memory import estimate_train_peak_mb
 from gatedrnn.core.widths import resolve_width
 
@@ -21,9 +22,12 @@ MEMORY_MARGIN = 0.20
 
 def estimated_train_mb(cell: str, width_token: str, train: Mapping, provenance: Mapping) -> float:
     """The estimated peak (MiB) of one training job: its cell, width token and train
-    config, on the corpus ``provenance`` (corpus.json: characters, vocab_size) describes."""
-    vocab = int(provenance["vocab_size"])
-    width = resolve_width(width_token, cell, vocab, train["embed_dim"], train["layers"])
+    config, on the corpus ``provenance`` (corpus.json: characters, vocab_size) describes.
+    The model's vocabulary is the run's own (``train["vocabulary"]``)."""
+    vocab = vocabulary_size(train["vocabulary"], provenance["vocab_size"])
+    width = resolve_width(
+        width_token, cell, vocab, train["embed_dim"], train["layers"], train["readout_norm"]
+    )
     return estimate_train_peak_mb(
         cell=cell,
         width=width,
@@ -31,6 +35,7 @@ def estimated_train_mb(cell: str, width_token: str, train: Mapping, provenance: 
         corpus_chars=int(provenance["characters"]),
         embed_dim=train["embed_dim"],
         layers=train["layers"],
+        readout_norm=train["readout_norm"],
         batch_size=train["batch_size"],
         seq_len=train["seq_len"],
         val_windows=train["val_windows"],

@@ -19,7 +19,7 @@ from gatedrnn.core.data import fixed_windows
 from gatedrnn.io.reading import corpus_splits
 from gatedrnn.io.synthetic import COPY_KEYS, copy_task_loss_bounds
 from gatedrnn.questions.common import Log, fmt, keep_gate_stats, read_summaries, write_table
-from gatedrnn.train.loop import load_model
+from gatedrnn.train.loop import load_model, shared_vocabulary
 
 
 def recall_mask(tokens: torch.Tensor, key_ids, distance: int) -> torch.Tensor:
@@ -135,9 +135,10 @@ def write_long_memory_table(
     """Rule ``long_memory``: load each ``model.pt`` of ``models``, probe it on ``lines``
     validation lines of ``length`` characters of the copy-task ``corpus``, and write
     :func:`long_memory_table` (``counterparts``: the summaries on the default corpus) to ``out``."""
-    vocab, _, val_ids, _ = corpus_splits(corpus, provenance, train_fraction)
-    tokens = fixed_windows(val_ids, lines, length)
     loaded = [load_model(Path(path).parent) for path in models]
+    vocabulary = shared_vocabulary([summary for _, summary in loaded], "the long-memory table")
+    vocab, _, val_ids, _ = corpus_splits(corpus, provenance, train_fraction, vocabulary)
+    tokens = fixed_windows(val_ids, lines, length)
     table = long_memory_table(
         loaded,
         tokens,

@@ -30,7 +30,7 @@ from gatedrnn.questions.common import (
     signed,
     write_table,
 )
-from gatedrnn.train.loop import load_model
+from gatedrnn.train.loop import load_model, trained_vocabulary
 
 
 def pinned_reset_row(model, summary: dict, windows: torch.Tensor) -> dict:
@@ -106,12 +106,15 @@ def write_reset_gate_table(
     """Rule ``open_reset_gate``: pin ``r`` in each ``model.pt`` of ``models`` on the
     validation windows of ``corpus``, pair the ``noreset`` summaries with the ``gru``
     ones, and write :func:`reset_gate_table` to ``out``."""
-    _, _, val_ids, _ = corpus_splits(corpus, provenance, train_fraction)
+    val_ids = {}  # by vocabulary: each model reads the corpus in its own
     pinned = []
     for path in models:
         model, summary = load_model(Path(path).parent)
         cfg = summary["train_config"]
-        windows = validation_windows(val_ids, cfg["val_windows"], cfg["seq_len"])
+        vocabulary = trained_vocabulary(summary)
+        if vocabulary not in val_ids:
+            val_ids[vocabulary] = corpus_splits(corpus, provenance, train_fraction, vocabulary)[2]
+        windows = validation_windows(val_ids[vocabulary], cfg["val_windows"], cfg["seq_len"])
         pinned.append(pinned_reset_row(model, summary, windows))
         log(json.dumps(pinned[-1]))
     table = reset_gate_table(pinned, read_summaries(noreset), read_summaries(gru))

@@ -212,7 +212,33 @@ def alphabet_part(reference: Path) -> list[str]:
             + ("match every count exactly." if missed == 0 else f"miss a count by {missed:,} at most.")
         )
     columns = ["model", "width", "published_params", "implied_vocab", "nearest_vocab", "params_difference"]
-    return lines + ["", markdown_table(counts[columns])]
+    return lines + ["", markdown_table(counts[columns])] + model_part(table)
+
+
+def model_part(table) -> list[str]:
+    """What the counts fix (the derivation rows) and whether the configured model has every
+    count; nothing for a table written before the check had them (issue 27)."""
+    derivation = table[table["kind"] == "derivation"]
+    model = table[table["kind"] == "configured_model"]
+    if not len(model) or not len(derivation):
+        return []
+    row = model.iloc[0]
+    reproduces = str(row["reproduces"]) == "True"
+    verdict = (
+        "reproduces every published count to the parameter"
+        if reproduces
+        else f"misses a published count by {int(row['configured_difference']):,}"
+    )
+    value = dict(zip(derivation["name"], derivation["value"].astype(float), strict=True))
+    sentence = (
+        f"Solved with PyTorch-style cells alone, the counts leave {fmt(value['solutions'])} whole "
+        f"solution(s): E = {fmt(value['embed_dim'])}, {fmt(value['biases_per_gate_block'])} bias "
+        f"vectors per gate block, V = {fmt(value['vocab_size'])} and "
+        f"{fmt(value['per_unit_params'])} parameters per hidden unit beyond the cell. The configured "
+        f"model, {row['name']}, {verdict}."
+    )
+    frame = derivation[["name", "value", "configured_value", "how"]]
+    return ["", sentence, "", markdown_table(frame)]
 
 
 def forget_bias_part(reference: Path) -> list[str]:

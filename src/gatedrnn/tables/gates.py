@@ -116,9 +116,10 @@ def parse_name(path) -> tuple[str, str, int]:
     return path.parent.name, match["model"], int(match["seed"])
 
 
-def probe_set(corpus_path, provenance_path, train_fraction: float, lines: int, length: int):
-    """The probe set: token ids ``(lines, length)`` and the text of each line."""
-    vocab, _, val_ids, _ = corpus_splits(corpus_path, provenance_path, train_fraction)
+def probe_set(corpus_path, provenance_path, train_fraction: float, lines: int, length: int, vocabulary: str):
+    """The probe set: token ids ``(lines, length)`` in the models' vocabulary
+    ``vocabulary`` (train.vocabulary) and the text of each line."""
+    vocab, _, val_ids, _ = corpus_splits(corpus_path, provenance_path, train_fraction, vocabulary)
     tokens = probe_windows(val_ids, lines, length)
     return tokens, [vocab.decode(row) for row in tokens]
 

@@ -15,19 +15,26 @@ from gatedrnn.core.widths import REFERENCE_CELL, resolve_width
 
 
 def matched_widths_table(
-    model_ids: list[str], vocab_size: int, reference_width: int, embed_dim: int = 128, layers: int = 1
+    model_ids: list[str],
+    vocab_size: int,
+    reference_width: int,
+    embed_dim: int = 128,
+    layers: int = 1,
+    readout_norm: str = "layernorm",
 ) -> pd.DataFrame:
-    """Total parameters of every grid model on this vocabulary, and how its width was found.
+    """Total parameters of every grid model on this vocabulary (the model's, train.vocabulary),
+    and how its width was found.
 
     ``model_ids`` are ``<cell>_<width token>`` (e.g. ``gru_budget325``).
     """
-    budget = model_parameters(REFERENCE_CELL, reference_width, vocab_size, embed_dim, layers)
+    shape = (vocab_size, embed_dim, layers, readout_norm)
+    budget = model_parameters(REFERENCE_CELL, reference_width, *shape)
     rows = []
     for model_id in model_ids:
         cell, token = model_id.rsplit("_", 1)  # cells may hold "_" (gru_noreset)
-        width = resolve_width(token, cell, vocab_size, embed_dim, layers)
-        params = model_parameters(cell, width, vocab_size, embed_dim, layers)
-        next_params = model_parameters(cell, width + 1, vocab_size, embed_dim, layers)
+        width = resolve_width(token, cell, *shape)
+        params = model_parameters(cell, width, *shape)
+        next_params = model_parameters(cell, width + 1, *shape)
         if WIDTH_TOKEN.match(token)["budget"]:
             rule = (
                 f"largest width with params <= {budget} (the {REFERENCE_CELL} at width "

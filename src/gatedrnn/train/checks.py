@@ -20,6 +20,7 @@ from pathlib import Path
 
 import torch
 
+from gatedrnn.core.data import vocabulary_coverage_problem
 from gatedrnn.core.fits import vocabulary_problem, window_problems
 
 
@@ -34,8 +35,10 @@ def corpus_problems(
     overrides: Mapping | None = None,
 ) -> list[str]:
     """What does not fit in the corpus a job trains on: its training and validation
-    windows, the probe lines its gates will be read on, and the vocabulary the
-    perturbation measures need. Lengths come from the corpus's provenance record.
+    windows, the probe lines its gates will be read on, the vocabulary the
+    perturbation measures need, and the model's vocabulary (``train.vocabulary``: a
+    fixed one must hold every corpus character). Lengths and characters come from the
+    corpus's provenance record.
     ``overrides``: the regime's own keys under ``regimes`` (a regime that sets seq_len
     is named as ``regimes.<regime>.seq_len``, otherwise ``train.seq_len``)."""
     provenance = json.loads(Path(provenance_path).read_text())
@@ -43,7 +46,7 @@ def corpus_problems(
     text = f"{corpus_path} (corpus.source {provenance['source']}, {characters} characters)"
     keys = {
         key: f"regimes.{regime}.{key}" if key in (overrides or {}) else f"train.{key}"
-        for key in ("seq_len", "val_windows")
+        for key in ("seq_len", "val_windows", "vocabulary")
     }
     problems = window_problems(
         text,
@@ -54,8 +57,11 @@ def corpus_problems(
         probe_length=probe_length,
         keys=keys,
     )
+    coverage = vocabulary_coverage_problem(
+        train_config["vocabulary"], provenance["vocabulary"], text, keys["vocabulary"]
+    )
     vocabulary = vocabulary_problem(provenance["vocab_size"], text)
-    return problems + ([vocabulary] if vocabulary else [])
+    return problems + [problem for problem in (coverage, vocabulary) if problem]
 
 
 def device_problem(device: str) -> str | None:

@@ -12,6 +12,9 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass
 
+from gatedrnn.core.data import VOCABULARIES, unknown_vocabulary
+from gatedrnn.core.sizes import readout_norm_problem
+
 
 @dataclass(frozen=True)
 class TrainConfig:
@@ -29,6 +32,8 @@ class TrainConfig:
     embed_dim: int = 128
     layers: int = 1
     forget_bias: float | None = None  # LSTM only: bias_ih forget slice = b, bias_hh's = 0
+    readout_norm: str = "layernorm"  # layernorm | none: between the recurrent layer and the read-out
+    vocabulary: str = "printable"  # printable (string.printable, V = 100) | corpus (its own characters)
 
     def __post_init__(self):
         if self.optimizer not in ("adam", "sgd"):
@@ -38,6 +43,10 @@ class TrainConfig:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
         if not self.lr > 0:
             raise ValueError(f"lr must be positive, got {self.lr}")
+        if problem := readout_norm_problem(self.readout_norm):
+            raise ValueError(problem)
+        if self.vocabulary not in VOCABULARIES:
+            raise ValueError(unknown_vocabulary(self.vocabulary))
 
 
 def config_hash(payload: dict) -> str:

@@ -107,7 +107,7 @@ def set_determinism(device: torch.device) -> None:
 def build_model(cell: str, hidden: int, vocab_size: int, seed: int, cfg: TrainConfig) -> CharModel:
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
-        model = CharModel(vocab_size, cell, hidden, cfg.embed_dim, cfg.layers)
+        model = CharModel(vocab_size, cell, hidden, cfg.embed_dim, cfg.layers, cfg.readout_norm)
     if cfg.forget_bias is not None:
         set_forget_bias(model, cfg.forget_bias)
     return model
@@ -347,6 +347,31 @@ def summarise(result: TrainResult, *, cell: str, width: int, seed: int, extra: d
     }
 
 
+def trained_vocabulary(summary: dict) -> str:
+    """The vocabulary (train.vocabulary) a trained model reads: its summary's; a summary
+    written before the key existed is of a model of the corpus's own characters."""
+    return summary["train_config"].get("vocabulary", "corpus")
+
+
+def shared_vocabulary(summaries, what: str) -> str:
+    """The one vocabulary every model of ``summaries`` reads (a table that feeds them one
+    token array needs it); refused, naming the models, when they differ."""
+    found = {}
+    for summary in summaries:
+        found.setdefault(trained_vocabulary(summary), []).append(
+            f"{summary.get('regime')}/{summary['model']}"
+        )
+    if len(found) > 1:
+        listed = "; ".join(f"{name}: {', '.join(models)}" for name, models in found.items())
+        raise ValueError(
+            f"{what} reads one probe set, but its models read different vocabularies ({listed}); "
+            "give the regimes it compares the same train.vocabulary"
+        )
+    if not found:
+        raise ValueError(f"{what} has no models")
+    return next(iter(found))
+
+
 def load_model(model_dir: str | os.PathLike, allow_diverged: bool = False) -> tuple[CharModel, dict]:
     """A trained model and its summary from a ``results/models/...`` directory.
 
@@ -371,7 +396,13 @@ def load_model(model_dir: str | os.PathLike, allow_diverged: bool = False) -> tu
         ) from None
     cfg = summary["train_config"]
     model = CharModel(
-        summary["vocab_size"], summary["cell"], summary["width"], cfg["embed_dim"], cfg["layers"]
+        summary["vocab_size"],
+        summary["cell"],
+        summary["width"],
+        cfg["embed_dim"],
+        cfg["layers"],
+        # a summary written before train.readout_norm existed is of a model without one
+        cfg.get("readout_norm", "none"),
     )
     model.load_state_dict(state)
     model.eval()

@@ -79,8 +79,10 @@ def train_one(
         )
     torch.set_num_threads(threads)
     cfg = TrainConfig(**train_config)
-    vocab, train_ids, val_ids, provenance = corpus_splits(corpus_path, provenance_path, train_fraction)
-    width = resolve_width(width_token, cell, len(vocab), cfg.embed_dim, cfg.layers)
+    vocab, train_ids, val_ids, provenance = corpus_splits(
+        corpus_path, provenance_path, train_fraction, cfg.vocabulary
+    )
+    width = resolve_width(width_token, cell, len(vocab), cfg.embed_dim, cfg.layers, cfg.readout_norm)
     identity = {
         "cell": cell,
         "width": width,
