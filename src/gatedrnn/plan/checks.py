@@ -270,6 +270,31 @@ def longer_training_regime(plan) -> Iterable[str]:
         )
 
 
+# The keys that choose the model rather than how it trains (train.readout_norm, train.vocabulary).
+MODEL_KEYS = ("readout_norm", "vocabulary")
+
+
+@check("model_normalisation: its regime changes the model only")
+def model_normalisation_regime(plan) -> Iterable[str]:
+    regime = enabled_regime(plan, "model_normalisation")
+    if regime is None:
+        return
+    train, old = plan.config["train"], plan.train_config(regime)
+    others = sorted(key for key in TRAIN_CONFIG_KEYS if key not in MODEL_KEYS and old[key] != train[key])
+    if others:
+        yield (
+            f"open_questions.model_normalisation.regime is {regime!r}, which also changes "
+            f"{', '.join(others)}: the question sets the old model beside the study's under the same "
+            f"training; remove {', '.join(f'regimes.{regime}.{k}' for k in others)}"
+        )
+    if all(old[key] == train[key] for key in MODEL_KEYS):
+        yield (
+            f"open_questions.model_normalisation.regime is {regime!r}, whose readout_norm and vocabulary "
+            f"are train's ({train['readout_norm']}, {train['vocabulary']}): it trains the same model; "
+            f"name a regime that changes them (e.g. old_model: {{readout_norm: none, vocabulary: corpus}})"
+        )
+
+
 @check("forget_bias_sweep: one regime per b")
 def forget_bias_sweep_distinct(plan) -> Iterable[str]:
     by_b: dict[float, list[str]] = {}
