@@ -236,3 +236,48 @@ def test_an_undefined_or_off_corpus_regime_is_refused():
         plan_of(lambda c: c["open_questions"]["model_normalisation"].update(regime="nowhere"))
     with pytest.raises(ValueError, match="it must set dataset: default"):
         plan_of(lambda c: c["open_questions"]["model_normalisation"].update(regime="long_memory"))
+
+
+# --------------------------------------------------------------------------- smoke run
+
+
+def test_smoke_run_answers_the_question_with_both_models(smoke_run):
+    import json
+
+    from conftest import REPO
+
+    from gatedrnn.claims import load_claims
+    from gatedrnn.claims.select import read_tables
+
+    table = pd.read_csv(smoke_run / "results/tables/model_normalisation.csv")
+    assert list(table.columns) == COLUMNS
+    old_dir = smoke_run / "results/model_normalisation/tables"
+    study = read_tables([f"results/tables/{p.name}" for p in sorted(old_dir.glob("*.csv"))], base=smoke_run)
+    old = {f"results/tables/{p.name}": pd.read_csv(p) for p in sorted(old_dir.glob("*.csv"))}
+    # the rule wrote what the code gives on the two sets of tables
+    names = plan_of(base="smoke.yaml").claim_models
+    verdicts = verdicts_on_both(load_claims(REPO / "config/published.yaml"), study, old, names)
+    by_name = (
+        {k.rsplit("/", 1)[1]: v for k, v in study.items()},
+        {k.rsplit("/", 1)[1]: v for k, v in old.items()},
+    )
+    again = normalisation_table(*by_name, verdicts)
+    pd.testing.assert_frame_equal(table, again.astype(table.dtypes.to_dict()), check_dtype=False)
+    assert len(verdicts) > 0 and (table["kind"] == "verdict").sum() == len(verdicts)
+    # each side trained its own model: the old one without normalisation on the corpus's alphabet
+    for regime, norm, vocabulary in (("default", "layernorm", "printable"), ("old_model", "none", "corpus")):
+        summary = json.loads((smoke_run / f"results/models/{regime}/lstm_w24_s0/summary.json").read_text())
+        assert (summary["train_config"]["readout_norm"], summary["train_config"]["vocabulary"]) == (
+            norm,
+            vocabulary,
+        )
+    losses = table[(table["kind"] == "value") & (table["ledger_table"] == "gru_vs_lstm.csv")]
+    assert set(losses["model"]) == {"lstm_w24", "gru_w24", "gru_budget24"}
+    # the ledger's G7 rows and the report's sentence
+    ledger = pd.read_csv(smoke_run / "results/claims.csv").set_index("id")
+    assert ledger.loc["G7.verdicts_changed", "verdict"] == "new"
+    assert str(ledger.loc["G7.verdicts_changed", "reproduced"]).startswith(
+        format(float(table.loc[table["quantity"] == "verdicts_changed", "old_model"].item()), "g")
+    )
+    report = (smoke_run / "results/open_questions.md").read_text()
+    assert "**What the normalisation changes** (`model_normalisation.csv`)" in report
