@@ -61,6 +61,7 @@ EVAL, CKPT = "eval_every is at most steps", "checkpoint_every is below train.ste
 BIAS, DEFAULT = "forget_bias only where the LSTM alone trains", "regimes.default is the protocol"
 TWO = "two_layers: its regime sets layers"
 LONGER = "longer_training: its regime overrides steps only, past train.steps"
+NORM = "model_normalisation: its regime changes the model only"
 SWEEP_B, FITS = "forget_bias_sweep: one regime per b", "windows fit in the splits of a text of known length"
 PROBE = "probe.length holds the perturbation"
 FINITE, ONCE = PLAN, "models are listed once"
@@ -413,6 +414,30 @@ CASES = [
         LONGER,
         {"regimes": {"steps_x4": {"steps": 160, "lr": 0.02}}},
         "which also changes lr",
+    ),
+    Case(
+        "model_normalisation's regime changes the model",
+        NORM,
+        {"regimes": {"old_model": {"readout_norm": "layernorm", "vocabulary": "printable"}}},
+        "whose readout_norm and vocabulary are train's (layernorm, printable): it trains the same model",
+    ),
+    Case(
+        "model_normalisation's regime changes the model only",
+        NORM,
+        {"regimes": {"old_model": {"lr": 0.02}}},
+        "open_questions.model_normalisation.regime is 'old_model', which also changes lr",
+    ),
+    Case(
+        "regime_sweep.batch_sizes are positive",
+        SCHEMA,
+        {"regime_sweep": {"batch_sizes": [0]}},
+        on("regime_sweep", "batch_sizes", 0),
+    ),
+    Case(
+        "the window axes' lengths fit the synthetic corpus",
+        FITS,
+        {"regime_sweep": {"seq_lens": [32, 50000]}},
+        "regime_sweep.seq_lens is 50000: a validation window",
     ),
     Case(
         "longer_training evaluates at train.steps",

@@ -41,30 +41,30 @@ def refused(mutate, message, base=DEFAULT):
 # ----------------------------------------------------------------- the default config
 
 
-def test_default_config_trains_110_runs_and_extracts_50_gates():
+def test_default_config_trains_135_runs_and_extracts_72_gates():
     plan = plan_of()
-    assert len(plan.training_runs) == 110
-    assert len(plan.gate_runs) == 50
-    assert len(set(plan.training_runs)) == 110  # each run once
+    assert len(plan.training_runs) == 135
+    assert len(plan.gate_runs) == 72
+    assert len(set(plan.training_runs)) == 135  # each run once
     assert set(plan.gate_runs) <= set(plan.training_runs)
-    assert len(plan.sweep_points) == 12
+    assert len(plan.sweep_points) == 12 + 8  # optimizer points, then windows (3 x 3, one the default)
     # the corpus-size axis: the sweep's 6 optimizer points at 800 steps on the small corpus
     assert len(plan.corpus_size_points) == 6
     assert len(plan.corpus_size_runs) == 12
-    # two sweep points reuse regimes; every small-corpus point is a regime of its own
-    assert len(plan.regimes) == len(DEFAULT["regimes"]) + 10 + 6
+    # three sweep points reuse regimes (default by both axes); each small-corpus point is a regime
+    assert len(plan.regimes) == len(DEFAULT["regimes"]) + 10 + 8 + 6
 
 
 def test_smoke_config_plan():
     plan = plan_of(base=SMOKE)
-    assert (len(plan.training_runs), len(plan.gate_runs)) == (33, 24)
+    assert (len(plan.training_runs), len(plan.gate_runs)) == (45, 34)
 
 
 def test_corpus_size_axis():
     plan = plan_of()
     point = plan.corpus_size_points[0]
     assert point == {"regime": "adam_lr0.0005_steps800_small", "optimizer": "adam", "lr": 0.0005,
-                     "steps": 800, "dataset": "small_corpus"}  # fmt: skip
+                     "steps": 800, "batch_size": 32, "seq_len": 128, "dataset": "small_corpus"}  # fmt: skip
     assert plan.dataset(point["regime"]) == "small_corpus"
     assert plan.corpus(point["regime"])["corpus"] == "data/small_corpus/corpus.txt"
     # trains like the sweep's point on the corpus, on another text: never its prefix
@@ -92,7 +92,7 @@ def test_protocol_switched_off_trains_nothing_of_its_own():
     plan = plan_of(off)
     assert plan.corpus_size_points == () and plan.corpus_size_runs == ()
     assert plan.targets["protocol"] == []
-    assert len(plan.training_runs) == 98
+    assert len(plan.training_runs) == 107 + 16  # 16: the window axes
 
 
 def test_small_corpus_name_taken_is_refused():
@@ -115,7 +115,7 @@ def test_the_plan_is_what_snakemake_schedules(tmp_path):
     plan = plan_of()
     assert {(m.group(1), m.group(2)) for m in MODEL_OUTPUT.finditer(text)} == names(plan.training_runs)
     counts = job_counts(text)
-    assert counts["train"] == len(plan.training_runs) == 110
+    assert counts["train"] == len(plan.training_runs) == 135
     assert counts["gates"] == len(plan.gate_runs)
     for targets in plan.targets.values():
         for target in targets:
@@ -205,7 +205,7 @@ def test_regime_sweep_reuses_configured_regimes_and_names_the_others():
     assert "default" in points and "steps_x4" in points  # adam at train.lr, 800 and 3200 steps
     assert {"sgd_lr0.1_steps800", "sgd_lr1_steps3200"} <= set(points)
     assert list(plan.regimes)[: len(DEFAULT["regimes"])] == list(DEFAULT["regimes"])
-    assert len(plan.regime_sweep_runs) == 24
+    assert len(plan.regime_sweep_runs) == 2 * 20
     assert plan.targets["regime_sweep"] == [
         "results/tables/regime_sensitivity.csv",
         "results/figures/regime_sensitivity.png",
@@ -214,6 +214,58 @@ def test_regime_sweep_reuses_configured_regimes_and_names_the_others():
     same = plan_of(lambda c: c["regimes"].update(sgd_fast={"optimizer": "sgd", "lr": 0.1}))
     assert "sgd_fast" in [p["regime"] for p in same.sweep_points]
     assert "sgd_lr0.1_steps800" not in same.regimes
+
+
+def test_the_window_axes_are_regimes_at_the_protocol_s_optimizer_and_reuse_the_default():
+    plan = plan_of()
+    train = DEFAULT["train"]
+    windows = [p for p in plan.sweep_points if (p["batch_size"], p["seq_len"]) != (32, 128)]
+    pairs = [(b, n) for b in (16, 32, 64) for n in (64, 128, 256) if (b, n) != (32, 128)]
+    assert [(p["batch_size"], p["seq_len"]) for p in windows] == pairs  # crossed, in config order
+    assert [p["regime"] for p in windows] == [f"batch{b}_seq{n}" for b, n in pairs]
+    assert all(
+        (p["optimizer"], p["lr"], p["steps"]) == ("adam", train["lr"], train["steps"]) for p in windows
+    )
+    # each trains at its windows and the protocol's other keys; only the windows are overrides
+    assert plan.regimes["batch64_seq256"] == {"optimizer": "adam", "lr": 0.002, "steps": 800,
+                                              "batch_size": 64, "seq_len": 256}  # fmt: skip
+    assert plan.regimes["batch16_seq128"] == {
+        "optimizer": "adam",
+        "lr": 0.002,
+        "steps": 800,
+        "batch_size": 16,
+    }
+    assert plan.train_config("batch32_seq64") == {**plan.train_config("default"), "seq_len": 64}
+    # the protocol's pair is the default point, listed once, its models the grid's
+    assert [p["regime"] for p in plan.sweep_points].count("default") == 1
+    runs = {(r.regime, r.name) for r in plan.regime_sweep_runs}
+    assert {("default", "lstm_w325_s0"), ("default", "gru_budget325_s0")} <= runs
+    assert {("batch64_seq256", "lstm_w325_s0"), ("batch64_seq256", "gru_budget325_s0")} <= runs
+    assert plan.prefix_regime("batch16_seq64") is None  # another window shape: never a prefix
+    # every window run's probe gates are read (the table's gate columns)
+    assert {("batch16_seq64", "gru_budget325_s0")} <= names(plan.gate_runs)
+
+
+def test_window_axes_at_train_s_windows_add_nothing():
+    off = plan_of(lambda c: c["regime_sweep"].update(batch_sizes=[32], seq_lens=[128]))
+    assert [p["regime"] for p in off.sweep_points] == [p["regime"] for p in plan_of().sweep_points][:12]
+    # one axis alone: the batch sizes at train's window length
+    batch = plan_of(lambda c: c["regime_sweep"].update(seq_lens=[128]))
+    assert [p["regime"] for p in batch.sweep_points][12:] == ["batch16_seq128", "batch64_seq128"]
+
+
+def test_window_axes_without_the_default_optimizer_point_still_reuse_the_default():
+    plan = plan_of(lambda c: c["regime_sweep"].update(optimizers={"sgd": [0.3]}, steps=[800]))
+    assert [p["regime"] for p in plan.sweep_points][:2] == ["sgd_lr0.3_steps800", "batch16_seq64"]
+    assert "default" in [p["regime"] for p in plan.sweep_points]
+
+
+def test_a_window_point_that_does_not_fit_names_its_sweep_key():
+    refused(
+        lambda c: c["regime_sweep"].update(seq_lens=[32, 10_000]),
+        "regime_sweep.seq_lens is 10000: a validation window",
+        base=SMOKE,
+    )
 
 
 def test_switching_the_regime_sweep_off():
@@ -225,7 +277,7 @@ def test_switching_the_regime_sweep_off():
     assert off.targets["regime_sweep"] == []
     gone = names(on.training_runs) - names(off.training_runs)
     assert {regime for regime, _ in gone} == set(on.regimes) - set(DEFAULT["regimes"]) - set(small)
-    assert len(off.training_runs) == 78 + 12 and len(off.gate_runs) == 50 - 20
+    assert len(off.training_runs) == 87 + 12 and len(off.gate_runs) == 72 - 36
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,7 @@ run's table against the gate tables of the same models."""
 
 from __future__ import annotations
 
+import json
 import math
 import re
 
@@ -93,8 +94,15 @@ def test_mismatched_gates_are_refused():
 
 
 POINTS = [
-    {"regime": "default", "optimizer": "adam", "lr": 0.002, "steps": 800},
-    {"regime": "sgd_lr0.1_steps800", "optimizer": "sgd", "lr": 0.1, "steps": 800},
+    {"regime": "default", "optimizer": "adam", "lr": 0.002, "steps": 800, "batch_size": 32, "seq_len": 128},
+    {
+        "regime": "sgd_lr0.1_steps800",
+        "optimizer": "sgd",
+        "lr": 0.1,
+        "steps": 800,
+        "batch_size": 32,
+        "seq_len": 128,
+    },
 ]
 
 
@@ -332,6 +340,18 @@ def sweep_names(config):
                     if "dataset" not in overrides and {**train, **overrides} == wanted
                 ]
                 names.append(same[0] if same else f"{optimizer}_lr{lr:g}_steps{steps}")
+    # the window axes, crossed, at train's optimizer, lr and steps (train's pair: the default)
+    for batch_size in sweep["batch_sizes"]:
+        for seq_len in sweep["seq_lens"]:
+            wanted = {**train, "batch_size": batch_size, "seq_len": seq_len}
+            same = [
+                name
+                for name, overrides in config["regimes"].items()
+                if "dataset" not in overrides and {**train, **overrides} == wanted
+            ]
+            name = same[0] if same else f"batch{batch_size}_seq{seq_len}"
+            if name not in names:
+                names.append(name)
     return names
 
 
@@ -342,10 +362,11 @@ def test_sweep_target_plans_every_point_and_reuses_configured_regimes(tmp_path):
     text = dry_run_outputs(tmp_path, REGIME_TABLE)
     names = sweep_names(config)
     assert "default" in names and "steps_x4" in names  # adam at train.lr, 800 and 3200 steps
-    points = len(config["regime_sweep"]["steps"]) * sum(
-        map(len, config["regime_sweep"]["optimizers"].values())
-    )
-    assert len(set(names)) == points >= 12
+    sweep = config["regime_sweep"]
+    points = len(sweep["steps"]) * sum(map(len, sweep["optimizers"].values()))
+    windows = len(sweep["batch_sizes"]) * len(sweep["seq_lens"]) - 1  # the protocol's pair is `default`
+    assert len(set(names)) == len(names) == points + windows >= 12 + 8
+    assert {"batch16_seq64", "batch64_seq256", "batch32_seq256"} <= set(names)
     planned = {(m.group(1), m.group(2)) for m in SWEEP_MODEL_OUTPUT.finditer(text)}
     seeds = config["regime_sweep"]["seeds"]
     expected = {(r, f"{m}_s{s}") for r in names for m in ("lstm_w325", "gru_budget325") for s in seeds}
@@ -418,6 +439,23 @@ def test_smoke_table_agrees_with_the_gate_tables(smoke_run):
     sgd = table[table["optimizer"] == "sgd"]
     assert set(sgd["regime"]) == {f"sgd_lr0.3_steps{n}" for n in config["regime_sweep"]["steps"]}
     assert (smoke_run / "results/figures/regime_sensitivity.png").stat().st_size > 10_000
+    # the window axes: a row per cell at each pair other than train's, trained at that pair
+    train = config["train"]
+    windows = table[(table["batch_size"] != train["batch_size"]) | (table["seq_len"] != train["seq_len"])]
+    pairs = {
+        (b, n) for b in config["regime_sweep"]["batch_sizes"] for n in config["regime_sweep"]["seq_lens"]
+    }
+    pairs.discard((train["batch_size"], train["seq_len"]))
+    assert set(zip(windows["batch_size"], windows["seq_len"], strict=True)) == pairs
+    assert len(windows) == 2 * len(pairs) and (windows["optimizer"] == train["optimizer"]).all()
+    assert (windows["lr"] == train["lr"]).all() and (windows["steps"] == train["steps"]).all()
+    for row in windows.to_dict("records"):
+        assert row["regime"] == f"batch{row['batch_size']}_seq{row['seq_len']}"
+        summary = json.loads(
+            (smoke_run / "results/models" / row["regime"] / f"{row['model']}_s0/summary.json").read_text()
+        )
+        trained = summary["train_config"]
+        assert (trained["batch_size"], trained["seq_len"]) == (row["batch_size"], row["seq_len"])
 
 
 def test_smoke_ledger_judges_the_trained_claims_across_regimes(smoke_run):

@@ -100,11 +100,18 @@ def test_scoreboard_ranks_by_agreements_then_distance():
             "optimizer": "sgd",
             "lr": [0.1, 0.3, 1.0],
             "steps": 800,
+            "batch_size": [32, 32, 64],
+            "seq_len": 128,
             "seeds": 1,
         }  # fmt: skip
     )
     table = scoreboard(verdicts, regimes)
     assert list(table.columns) == SCOREBOARD_COLUMNS
+    assert list(table["batch_size"]) == [64, 32, 32]  # each regime's windows beside it
+    # a regime table written before the window axes: a scoreboard without them
+    older = scoreboard(verdicts, regimes.drop(columns=["batch_size", "seq_len"]))
+    assert list(older.columns) == [c for c in SCOREBOARD_COLUMNS if c not in ("batch_size", "seq_len")]
+    pd.testing.assert_frame_equal(older, table.drop(columns=["batch_size", "seq_len"]))
     assert list(table["regime"]) == ["c", "a", "b"]  # b's RMS sqrt((0.04 + 9) / 2) > a's 0.5
     assert table.loc[table["regime"] == "b", "band_distance"].item() == pytest.approx(
         math.sqrt((0.2**2 + 9) / 2)
@@ -200,6 +207,7 @@ def test_the_protocol_section_renders_from_a_run_s_tables(smoke_run, tmp_path):
     board = pd.read_csv(tables / "protocol_scoreboard.csv")
     best = board.sort_values("rank").iloc[0]
     label = f"{best['optimizer']} {float(best['lr']):g} x {int(best['steps'])}"
+    label += f" at {int(best['batch_size'])}x{int(best['seq_len'])}"  # the regime's windows
     label += ", small corpus" if best["dataset"] != "default" else ""
     assert f"**{label}**" in section and f"\n| 1 | {label} |" in section  # named, and the top row
     assert "\n| rank | regime |" in section

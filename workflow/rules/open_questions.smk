@@ -198,3 +198,117 @@ rule longer_training_figure:
         figure="longer_training",
     script:
         "../scripts/open_question_figure.py"
+
+
+# G7, what the normalisation changes: the tables the ledger reads from the comparison's
+# models made again, by the same rules, from the question's regime (today's old model:
+# no normalisation, the corpus's own alphabet), under results/model_normalisation/tables/.
+from gatedrnn.plan.paths import MODEL_NORMALISATION_DIR, MODEL_NORMALISATION_TABLES
+
+OLD_MODEL = config["open_questions"]["model_normalisation"]["regime"]
+OLD_MODEL_TABLE = {
+    name: f"{MODEL_NORMALISATION_DIR}/{name}"
+    for name in (
+        *MODEL_NORMALISATION_TABLES,
+        "lstm_coupling_histogram.csv",
+        "unit_gate_means.csv",
+    )
+}
+OLD_LSTM_GATES = PLAN.gate_files([PLAN.reference_lstm], regime=OLD_MODEL)
+OLD_GRU_GATES = PLAN.gate_files([PLAN.budget_matched_gru], regime=OLD_MODEL)
+
+
+use rule gru_vs_lstm as model_normalisation_gru_vs_lstm with:
+    input:
+        summaries=PLAN.grid_files(
+            "summary.json", models=PLAN.comparison, regime=OLD_MODEL
+        ),
+    output:
+        OLD_MODEL_TABLE["gru_vs_lstm.csv"],
+    log:
+        log_for("open_questions/model_normalisation/gru_vs_lstm"),
+
+
+use rule gru_advantage_split as model_normalisation_gru_advantage_split with:
+    input:
+        OLD_MODEL_TABLE["gru_vs_lstm.csv"],
+    output:
+        OLD_MODEL_TABLE["gru_advantage_split.csv"],
+    log:
+        log_for("open_questions/model_normalisation/gru_advantage_split"),
+
+
+use rule lstm_gates as model_normalisation_lstm_gates with:
+    input:
+        gates=OLD_LSTM_GATES,
+    output:
+        table=OLD_MODEL_TABLE["lstm_gates.csv"],
+    log:
+        log_for("open_questions/model_normalisation/lstm_gates"),
+
+
+use rule lstm_forget_units as model_normalisation_lstm_forget_units with:
+    input:
+        gates=OLD_LSTM_GATES,
+    output:
+        table=OLD_MODEL_TABLE["lstm_forget_units.csv"],
+    log:
+        log_for("open_questions/model_normalisation/lstm_forget_units"),
+
+
+use rule lstm_forget_by_char as model_normalisation_lstm_forget_by_char with:
+    input:
+        gates=OLD_LSTM_GATES,
+    output:
+        table=OLD_MODEL_TABLE["lstm_forget_by_char.csv"],
+    log:
+        log_for("open_questions/model_normalisation/lstm_forget_by_char"),
+
+
+use rule lstm_coupling as model_normalisation_lstm_coupling with:
+    input:
+        gates=OLD_LSTM_GATES,
+    output:
+        table=OLD_MODEL_TABLE["lstm_coupling.csv"],
+        histogram=OLD_MODEL_TABLE["lstm_coupling_histogram.csv"],
+    log:
+        log_for("open_questions/model_normalisation/lstm_coupling"),
+
+
+use rule gru_gates as model_normalisation_gru_gates with:
+    input:
+        gates=OLD_GRU_GATES,
+    output:
+        table=OLD_MODEL_TABLE["gru_gates.csv"],
+    log:
+        log_for("open_questions/model_normalisation/gru_gates"),
+
+
+use rule unit_half_lives as model_normalisation_unit_half_lives with:
+    input:
+        gates=OLD_LSTM_GATES + OLD_GRU_GATES,
+    output:
+        table=OLD_MODEL_TABLE["unit_half_lives.csv"],
+        units=OLD_MODEL_TABLE["unit_gate_means.csv"],
+    log:
+        log_for("open_questions/model_normalisation/unit_half_lives"),
+
+
+rule model_normalisation:
+    """The study's model against the old one: the losses, gate means and D4 split of
+    both, and which published verdicts change when the old model's tables stand in."""
+    input:
+        study=[f"results/tables/{name}" for name in MODEL_NORMALISATION_TABLES],
+        old=[OLD_MODEL_TABLE[name] for name in MODEL_NORMALISATION_TABLES],
+    output:
+        reported("results/tables/model_normalisation.csv", "G", "G7 the normalisation"),
+    log:
+        log_for("open_questions/model_normalisation"),
+    conda:
+        ENV
+    params:
+        code=code_version("model_normalisation.py", data=[PUBLISHED_CLAIMS]),
+        published=PUBLISHED_CLAIMS,
+        models=PLAN.claim_models,
+    script:
+        "../scripts/model_normalisation.py"

@@ -47,19 +47,43 @@ COUNTS = (
 
 
 def regime_labels(regimes: pd.DataFrame) -> dict[str, str]:
-    """``regime -> "adam 0.002 x 800"`` (optimizer, learning rate, steps) where the
-    table says so, else the regime's name; the config's default regime is marked."""
+    """``regime -> "adam 0.002 x 800"`` (optimizer, learning rate, steps; ``at 16x256``
+    at windows other than most regimes') where the table says so, else the regime's
+    name; the config's default regime is marked."""
     labels = {}
-    for row in regimes.drop_duplicates(REGIME_COLUMN).to_dict("records"):
+    rows = regimes.drop_duplicates(REGIME_COLUMN)
+    windows = protocol_windows(rows)
+    for row in rows.to_dict("records"):
         name = row[REGIME_COLUMN]
         if {"optimizer", "lr", "steps"} <= set(row):
             label = f"{row['optimizer']} {float(row['lr']):g} x {int(row['steps'])}"
+            if windows is not None and windows_of(row) != windows:  # the window axes
+                label = f"{label} at {windows_text(row)}"
             if row.get("dataset", "default") != "default":  # the corpus-size axis
                 label = f"{label} on {str(row['dataset']).replace('_', ' ')}"
             labels[name] = f"{label} (default)" if name == "default" else label
         else:
             labels[name] = str(name)
     return labels
+
+
+def windows_of(row: Mapping) -> tuple[int, int]:
+    return int(row["batch_size"]), int(row["seq_len"])
+
+
+def windows_text(row: Mapping) -> str:
+    """``16x256``: windows per batch x characters per window (no comma: labels are
+    listed with ", ")."""
+    return "{}x{}".format(*windows_of(row))
+
+
+def protocol_windows(regimes: pd.DataFrame) -> tuple[int, int] | None:
+    """The (batch_size, seq_len) most regimes of a regime table train at (the
+    optimizer points all train at the protocol's); None for a table without windows."""
+    if not {"batch_size", "seq_len"} <= set(regimes.columns) or regimes.empty:
+        return None
+    counts = regimes.groupby(["batch_size", "seq_len"], sort=False).size()
+    return tuple(int(v) for v in counts.idxmax())
 
 
 def describe_regimes(verdicts: Mapping[str, str]) -> str:

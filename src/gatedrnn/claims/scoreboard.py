@@ -3,7 +3,8 @@
 The study published neither its optimizer, nor its learning rate, nor its corpus
 file. Every claim with an ``across_regimes`` view (the trained gate statistics and
 losses of families C, D and E) is judged under each regime of the regime tables
-(the regime sweep, and the same optimizer points on the small corpus) exactly as
+(the regime sweep's optimizer and window points, and the same optimizer points on
+the small corpus) exactly as
 the ledger judges it (:func:`gatedrnn.claims.judge.regime_judgements`, the claim's
 own band), and each regime gets one row: how many values it reproduces, how many
 findings hold, how many values differ and findings fail, and one distance,
@@ -41,7 +42,9 @@ TALLIES = {
     ("value", "differs"): "values_differ",
     ("finding", "fails"): "findings_fail",
 }
-POINT_COLUMNS = ["regime", "dataset", "optimizer", "lr", "steps", "seeds"]
+POINT_COLUMNS = ["regime", "dataset", "optimizer", "lr", "steps", "batch_size", "seq_len", "seeds"]
+# A regime table written before the window axes has no windows: its scoreboard has none.
+WINDOW_COLUMNS = ("batch_size", "seq_len")
 SCOREBOARD_COLUMNS = [
     "rank",
     *POINT_COLUMNS,
@@ -114,11 +117,12 @@ def rms(values) -> float:
 
 def scoreboard(verdicts: pd.DataFrame, regimes: pd.DataFrame) -> pd.DataFrame:
     """One row per regime (``SCOREBOARD_COLUMNS``), best first (see the module)."""
+    columns = [c for c in SCOREBOARD_COLUMNS if c not in WINDOW_COLUMNS or c in regimes.columns]
     rows = []
     for position, regime in enumerate(dict.fromkeys(regimes[REGIME_COLUMN])):
         point = regimes[regimes[REGIME_COLUMN] == regime].iloc[0]
         mine = verdicts[verdicts["regime"] == regime]
-        row = {column: point[column] for column in POINT_COLUMNS if column != "seeds"}
+        row = {column: point[column] for column in POINT_COLUMNS if column != "seeds" and column in columns}
         row["seeds"] = int(regimes.loc[regimes[REGIME_COLUMN] == regime, "seeds"].min())
         row["claims_judged"] = len(mine)
         for column in dict.fromkeys(TALLIES.values()):
@@ -140,14 +144,14 @@ def scoreboard(verdicts: pd.DataFrame, regimes: pd.DataFrame) -> pd.DataFrame:
         rows.append(row)
     table = pd.DataFrame(rows)
     if table.empty:
-        return pd.DataFrame(columns=SCOREBOARD_COLUMNS)
+        return pd.DataFrame(columns=columns)
     distance = table["band_distance"].fillna(math.inf)
     table = table.assign(_distance=distance).sort_values(
         ["agreements", "_distance", "_order"], ascending=[False, True, True], kind="stable"
     )
     table["rank"] = range(1, len(table) + 1)
     table["best"] = table["rank"] == 1
-    return table.reindex(columns=SCOREBOARD_COLUMNS).reset_index(drop=True)
+    return table.reindex(columns=columns).reset_index(drop=True)
 
 
 def best_regimes(table: pd.DataFrame, n: int) -> list[str]:

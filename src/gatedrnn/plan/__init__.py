@@ -299,10 +299,14 @@ class Plan:
     @property
     def gate_runs(self) -> tuple[Run, ...]:
         """Every run whose probe gates `rule all` reads: the grid (C1), the reference LSTM
-        and the budget-matched GRU (C2-D5), the regime sweep, longer training."""
+        and the budget-matched GRU (C2-D5), the regime sweep, longer training, and the
+        old model's LSTM and budget GRU (G7, the normalisation)."""
         needed = [self.runs(self.grid), self.runs(self.sweep_models), self.regime_sweep_runs]
         if "longer_training" in self.enabled_questions:
             needed.append(self.questions.longer_training)
+        if "model_normalisation" in self.enabled_questions:
+            regime = self.config["open_questions"]["model_normalisation"]["regime"]
+            needed.append(self.runs(self.sweep_models, regime))
         needed.append(self.corpus_size_runs)
         return tuple(dict.fromkeys(run for runs in needed for run in runs))
 

@@ -29,7 +29,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 
 from gatedrnn.core.fits import probe_length_problem, window_problems
-from gatedrnn.plan.regimes import TRAIN_CONFIG_KEYS
+from gatedrnn.plan.regimes import TRAIN_CONFIG_KEYS, WINDOW_KEYS
 
 
 class ConfigError(ValueError):
@@ -135,12 +135,20 @@ def key_of(plan, regime: str, key: str) -> str:
     overrides = plan.config["regimes"].get(regime)
     if overrides is not None:
         return f"regimes.{regime}.{key}" if key in overrides else f"train.{key}"
+    if regime in window_regimes(plan):  # the window axes' points: train's optimizer, lr, steps
+        return f"regime_sweep.{key}s" if key in WINDOW_KEYS else f"train.{key}"
     if key == "steps":
         small = {point["regime"] for point in plan.corpus_size_points}
         return "protocol.small_corpus.steps" if regime in small else "regime_sweep.steps"
     if key in ("optimizer", "lr"):
         return "regime_sweep.optimizers"
     return f"train.{key}"
+
+
+def window_regimes(plan) -> set[str]:
+    """The regime sweep's points at windows other than train's."""
+    train = plan.config["train"]
+    return {p["regime"] for p in plan.sweep_points if any(p[k] != train[k] for k in WINDOW_KEYS)}
 
 
 def regimes_text(regimes: Iterable[str]) -> str:
@@ -309,6 +317,31 @@ def longer_training_regime(plan) -> Iterable[str]:
             f"open_questions.longer_training reads the longer run's validation loss at step "
             f"{train['steps']}, which it then never evaluates; make train.steps a multiple of "
             "train.eval_every"
+        )
+
+
+# The keys that choose the model rather than how it trains (train.readout_norm, train.vocabulary).
+MODEL_KEYS = ("readout_norm", "vocabulary")
+
+
+@check("model_normalisation: its regime changes the model only")
+def model_normalisation_regime(plan) -> Iterable[str]:
+    regime = enabled_regime(plan, "model_normalisation")
+    if regime is None:
+        return
+    train, old = plan.config["train"], plan.train_config(regime)
+    others = sorted(key for key in TRAIN_CONFIG_KEYS if key not in MODEL_KEYS and old[key] != train[key])
+    if others:
+        yield (
+            f"open_questions.model_normalisation.regime is {regime!r}, which also changes "
+            f"{', '.join(others)}: the question sets the old model beside the study's under the same "
+            f"training; remove {', '.join(f'regimes.{regime}.{k}' for k in others)}"
+        )
+    if all(old[key] == train[key] for key in MODEL_KEYS):
+        yield (
+            f"open_questions.model_normalisation.regime is {regime!r}, whose readout_norm and vocabulary "
+            f"are train's ({train['readout_norm']}, {train['vocabulary']}): it trains the same model; "
+            f"name a regime that changes them (e.g. old_model: {{readout_norm: none, vocabulary: corpus}})"
         )
 
 

@@ -156,7 +156,21 @@ OPEN_QUESTION_TABLES = {
     "longer_training": "results/tables/longer_training.csv",
     "cho_gru": "results/tables/cho_vs_pytorch_gru.csv",
     "long_memory": "results/tables/long_memory.csv",
+    "model_normalisation": "results/tables/model_normalisation.csv",
 }
+# G7: the tables the ledger reads from the comparison's models, made again from the
+# models of the question's regime (today's old model) by the same rules.
+MODEL_NORMALISATION_DIR = "results/model_normalisation/tables"
+MODEL_NORMALISATION_TABLES = (
+    "gru_vs_lstm.csv",
+    "gru_advantage_split.csv",
+    "lstm_gates.csv",
+    "lstm_forget_units.csv",
+    "lstm_forget_by_char.csv",
+    "lstm_coupling.csv",
+    "gru_gates.csv",
+    "unit_half_lives.csv",
+)
 OPEN_QUESTION_FIGURES = {
     "split_by_width": "results/figures/split_by_width.png",
     "longer_training": "results/figures/longer_training.png",

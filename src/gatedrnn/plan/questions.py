@@ -44,6 +44,9 @@ class QuestionRuns:
     long_memory: tuple[Run, ...]
     long_memory_counterparts: dict[str, str | None]
     long_memory_counterpart_runs: tuple[Run, ...]
+    # 7. The comparison's three models under the old model's regime, at the grid's seeds
+    # (the study's model: the grid's own runs).
+    model_normalisation: tuple[Run, ...] = ()
 
     def of(self, question: str) -> tuple[Run, ...]:
         """Every run one question's rule reads (its trained models, counterparts included)."""
@@ -54,6 +57,7 @@ class QuestionRuns:
             "longer_training": self.longer_training,
             "cho_gru": self.cho_gru,
             "long_memory": self.long_memory + self.long_memory_counterpart_runs,
+            "model_normalisation": self.model_normalisation,
         }[question]
 
 
@@ -122,6 +126,10 @@ def question_runs(
     if memory["enabled"]:
         check_copy_distance(config, train_config)
 
+    normalisation = questions["model_normalisation"]
+    old_regime = check_question_regime(config, "model_normalisation", normalisation["regime"])
+    normalisation_runs = runs_of([(old_regime, comparison)], config["grid"]["seeds"])
+
     return QuestionRuns(
         reset_pinned=reset_pinned,
         reset_noreset=reset_noreset,
@@ -134,6 +142,7 @@ def question_runs(
         long_memory=tuple(memory_runs),
         long_memory_counterparts=counterparts,
         long_memory_counterpart_runs=counterpart_runs,
+        model_normalisation=normalisation_runs,
     )
 
 

@@ -2,9 +2,10 @@
 the `train` settings each regime trains with.
 
 A regime is a dict of overrides of `train` keys (and optionally `dataset`). The regime
-sweep adds one regime per (optimizer, learning rate, steps) point, unless a configured
-regime already trains that way on the corpus (adam at train.lr for train.steps is
-`default`).
+sweep adds one regime per (optimizer, learning rate, steps) point, and one per (windows
+per batch, characters per window) point at the protocol's optimizer, learning rate and
+steps, unless a configured regime already trains that way on the corpus (adam at
+train.lr for train.steps, 32 windows of 128 characters, is `default`).
 """
 
 from __future__ import annotations
@@ -42,20 +43,39 @@ def dataset_of(overrides: Mapping) -> str:
     return overrides.get("dataset", "default")
 
 
-def sweep_regime_name(config: Mapping, optimizer: str, lr: float, steps: int) -> str:
-    """The regime of one sweep point: a configured regime that trains the same way on
-    the corpus (adam at train.lr for train.steps is `default`), else a new name."""
+# The keys a sweep point sets; every point carries all five (the window axes' points
+# at the protocol's optimizer, learning rate and steps; the optimizer points at its windows).
+POINT_KEYS = ("optimizer", "lr", "steps", "batch_size", "seq_len")
+WINDOW_KEYS = ("batch_size", "seq_len")
+
+
+def sweep_regime_name(config: Mapping, overrides: Mapping, new_name: str) -> str:
+    """The regime of one sweep point (``overrides`` of `train` keys): a configured regime
+    that trains the same way on the corpus (adam at train.lr for train.steps is
+    `default`), else ``new_name``."""
     train = config["train"]
-    wanted = train_config_with(train, {"optimizer": optimizer, "lr": lr, "steps": steps})
-    for name, overrides in config["regimes"].items():
-        if dataset_of(overrides) == "default" and train_config_with(train, overrides) == wanted:
+    wanted = train_config_with(train, overrides)
+    for name, configured in config["regimes"].items():
+        if dataset_of(configured) == "default" and train_config_with(train, configured) == wanted:
             return name
+    return new_name
+
+
+def optimizer_point_name(optimizer: str, lr: float, steps: int) -> str:
     return f"{optimizer}_lr{lr:g}_steps{steps}"
 
 
+def window_point_name(batch_size: int, seq_len: int) -> str:
+    return f"batch{batch_size}_seq{seq_len}"
+
+
 def sweep_points(config: Mapping) -> list[dict]:
-    """Every (optimizer, learning rate, steps) point of `regime_sweep`, in config order,
-    as ``{regime, optimizer, lr, steps}``; none when the sweep is switched off.
+    """Every point of `regime_sweep`, in config order, as ``{regime, optimizer, lr, steps,
+    batch_size, seq_len}``; none when the sweep is switched off. First the (optimizer,
+    learning rate, steps) points at train.batch_size x train.seq_len, then every
+    (batch_size, seq_len) pair of ``batch_sizes`` x ``seq_lens`` at train.optimizer,
+    train.lr and train.steps (the protocol's pair is the `default` regime); a point both
+    axes reach is listed once.
 
     Refuses two points that would share a regime name, and a point whose name a
     configured regime holds but trains differently."""
@@ -63,24 +83,49 @@ def sweep_points(config: Mapping) -> list[dict]:
     if not sweep["enabled"]:
         return []
     train, regimes = config["train"], config["regimes"]
+    wanted = [
+        ({"optimizer": optimizer, "lr": lr, "steps": steps}, optimizer_point_name(optimizer, lr, steps))
+        for optimizer, lrs in sweep["optimizers"].items()
+        for lr in lrs
+        for steps in sweep["steps"]
+    ] + [
+        (
+            {
+                "optimizer": train["optimizer"],
+                "lr": train["lr"],
+                "steps": train["steps"],
+                "batch_size": batch_size,
+                "seq_len": seq_len,
+            },
+            window_point_name(batch_size, seq_len),
+        )  # fmt: skip
+        for batch_size in sweep["batch_sizes"]
+        for seq_len in sweep["seq_lens"]
+    ]
     points: list[dict] = []
-    for optimizer, lrs in sweep["optimizers"].items():
-        for lr in lrs:
-            for steps in sweep["steps"]:
-                name = sweep_regime_name(config, optimizer, lr, steps)
-                overrides = {"optimizer": optimizer, "lr": lr, "steps": steps}
-                if any(p["regime"] == name for p in points) or (
-                    name in regimes
-                    and train_config_with(train, regimes[name]) != train_config_with(train, overrides)
-                ):
-                    raise ValueError(
-                        f"regime_sweep: the point ({optimizer}, lr {lr}, {steps} steps) "
-                        f"would be named {name!r}, which another point or a differently "
-                        "trained regime under `regimes` already uses; drop the duplicate "
-                        "learning rate or rename that regime"
-                    )
-                points.append({"regime": name, "optimizer": optimizer, "lr": lr, "steps": steps})
+    for overrides, new_name in wanted:
+        name = sweep_regime_name(config, overrides, new_name)
+        point = {key: overrides.get(key, train[key]) for key in POINT_KEYS}
+        if {"regime": name, **point} in points:
+            continue  # both axes reach it (the protocol's point): one regime, one row
+        if any(p["regime"] == name for p in points) or (
+            name in regimes and train_config_with(train, regimes[name]) != train_config_with(train, point)
+        ):
+            raise ValueError(
+                f"regime_sweep: the point ({point_text(point)}) would be named {name!r}, which another "
+                "point or a differently trained regime under `regimes` already uses; drop the duplicate "
+                "learning rate, batch size or window length, or rename that regime"
+            )
+        points.append({"regime": name, **point})
     return points
+
+
+def point_text(point: Mapping) -> str:
+    """``adam, lr 0.002, 800 steps, 32 x 128 characters``."""
+    return (
+        f"{point['optimizer']}, lr {point['lr']}, {point['steps']} steps, "
+        f"{point['batch_size']} x {point['seq_len']} characters"
+    )
 
 
 # The corpus-size axis (protocol.small_corpus): the regime sweep's optimizer points
@@ -91,8 +136,9 @@ SMALL_CORPUS = "small_corpus"
 
 def corpus_size_points(config: Mapping) -> list[dict]:
     """Every (optimizer, learning rate, steps) point of the corpus-size axis, in config
-    order, as ``{regime, optimizer, lr, steps, dataset}``: the regime sweep's optimizer
-    points at ``protocol.small_corpus.steps`` on the small corpus; none when
+    order, as ``{regime, optimizer, lr, steps, batch_size, seq_len, dataset}``: the regime
+    sweep's optimizer
+    points at ``protocol.small_corpus.steps`` (train's windows) on the small corpus; none when
     ``protocol`` is switched off. Refuses a name a configured regime already holds."""
     protocol = config.get("protocol")
     if not protocol or not protocol["enabled"]:
@@ -114,6 +160,7 @@ def corpus_size_points(config: Mapping) -> list[dict]:
                         "optimizer": optimizer,
                         "lr": lr,
                         "steps": steps,
+                        **{key: config["train"][key] for key in WINDOW_KEYS},
                         "dataset": SMALL_CORPUS,
                     }
                 )
@@ -123,10 +170,13 @@ def corpus_size_points(config: Mapping) -> list[dict]:
 def all_regimes(config: Mapping, points: list[dict]) -> dict[str, dict]:
     """Every regime a model can train under: the configured ones (config order), then
     the sweep points that are not configured regimes (sweep order). A point's
-    ``dataset`` other than the corpus becomes the regime's ``dataset``."""
+    ``dataset`` other than the corpus becomes the regime's ``dataset``; its windows
+    become overrides where they are not train's."""
     regimes = dict(config["regimes"])
+    train = config["train"]
     for point in points:
         overrides = {k: point[k] for k in ("optimizer", "lr", "steps")}
+        overrides |= {k: point[k] for k in WINDOW_KEYS if k in point and point[k] != train[k]}
         if point.get("dataset", "default") != "default":
             overrides["dataset"] = point["dataset"]
         regimes.setdefault(point["regime"], overrides)

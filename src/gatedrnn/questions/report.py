@@ -11,6 +11,7 @@ from gatedrnn.questions.cho_gru import cho_gru_sentences
 from gatedrnn.questions.common import Log
 from gatedrnn.questions.long_memory import long_memory_sentences
 from gatedrnn.questions.longer_training import longer_training_sentences
+from gatedrnn.questions.model_normalisation import model_normalisation_sentences
 from gatedrnn.questions.reset_gate import reset_gate_sentences
 from gatedrnn.questions.split_by_width import split_by_width_sentences
 from gatedrnn.questions.two_layers import two_layers_sentences
@@ -23,6 +24,7 @@ REPORT_SECTIONS = {
     "longer_training": ("Training longer", longer_training_sentences),
     "cho_vs_pytorch_gru": ("The reset-before (Cho) GRU", cho_gru_sentences),
     "long_memory": ("A task that needs long memory", long_memory_sentences),
+    "model_normalisation": ("What the normalisation changes", model_normalisation_sentences),
 }
 
 
@@ -30,7 +32,8 @@ def open_questions_report(tables: dict[str, pd.DataFrame]) -> str:
     """Markdown: each answer in one sentence (or one per model) with its numbers.
 
     ``tables`` maps a table's file stem (``open_reset_gate``, ``split_by_width``,
-    ``two_layers``, ``longer_training``, ``cho_vs_pytorch_gru``, ``long_memory``)
+    ``two_layers``, ``longer_training``, ``cho_vs_pytorch_gru``, ``long_memory``,
+    ``model_normalisation``)
     to its frame; missing tables (switched-off questions) are left out.
     """
     lines = [

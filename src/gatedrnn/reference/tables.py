@@ -13,24 +13,29 @@ def reference_ledger(reference: Path, config: dict, workflow: Path, overlay: Pat
     reads (``results/tables/x.csv``) read from ``reference/tables/x.csv`` instead, or
     from ``overlay/x.csv`` where the overlay directory has it (another run's tables
     in place of the reference's). None while a table it needs is not in the
-    reference yet (a stage to come)."""
+    reference yet (a stage to come). A question newer than the reference run
+    (:func:`answered_questions`) is left out."""
     import pandas as pd
 
     from gatedrnn.claims import build_ledger, claim_tables, ledger_claims, regime_tables
     from gatedrnn.plan import Plan
-
-    plan = Plan.from_config(config)
-    resources = workflow / "workflow/resources"
-    claims = ledger_claims(resources / "published.yaml", resources / "new_findings.yaml",
-                           enabled=plan.enabled_questions, known=list(config["open_questions"]))  # fmt: skip
-    needed = claim_tables(claims)
-    regimes = regime_tables(claims) if plan.sweep_points else []
 
     def locate(path: str) -> Path:
         name = Path(path).name
         if overlay is not None and (overlay / name).exists():
             return overlay / name
         return reference / "tables" / name
+
+    plan = Plan.from_config(config)
+    resources = workflow / "workflow/resources"
+    claims = ledger_claims(
+        resources / "published.yaml",
+        resources / "new_findings.yaml",
+        enabled=answered_questions(reference, plan),
+        known=list(config["open_questions"]),
+    )
+    needed = claim_tables(claims)
+    regimes = regime_tables(claims) if plan.sweep_points else []
 
     located = {path: locate(path) for path in [*needed, *regimes]}
     if not all(p.exists() for p in located.values()):
@@ -43,16 +48,37 @@ def reference_ledger(reference: Path, config: dict, workflow: Path, overlay: Pat
 def reference_open_questions(reference: Path, config: dict) -> str | None:
     """``open_questions.md`` of ``reference/``'s question tables: the rule
     ``open_questions_report``'s text (:func:`gatedrnn.questions.report.open_questions_report`)
-    on the committed tables. None while a question's table is not in yet."""
+    on the committed tables. None while a question's table is not in yet (but a
+    question newer than the reference run, :func:`answered_questions`)."""
     import pandas as pd
 
     from gatedrnn.plan import Plan
+    from gatedrnn.plan.paths import OPEN_QUESTION_TABLES
     from gatedrnn.questions.report import open_questions_report
 
-    located = [reference / "tables" / Path(t).name for t in Plan.from_config(config).open_question_tables]
+    plan = Plan.from_config(config)
+    answered = answered_questions(reference, plan)
+    located = [
+        reference / "tables" / Path(OPEN_QUESTION_TABLES[q]).name
+        for q in plan.enabled_questions
+        if q in answered
+    ]
     if not located or not all(p.exists() for p in located):
         return None
     return open_questions_report({p.stem: pd.read_csv(p) for p in located})
+
+
+def answered_questions(reference: Path, plan) -> list[str]:
+    """The enabled questions but those newer than the reference run: a question the
+    config the run was made with (``reference/manifest.json``) does not know (e.g. G7,
+    added after the run) is left out of what is judged on the reference's tables."""
+    import json
+
+    manifest = reference / "manifest.json"
+    if not manifest.exists():
+        return plan.enabled_questions
+    known = json.loads(manifest.read_text())["config"]["open_questions"]
+    return [question for question in plan.enabled_questions if question in known]
 
 
 def reference_scoreboard(reference: Path, config: dict, workflow: Path):

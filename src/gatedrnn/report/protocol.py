@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from gatedrnn.claims.ledger import protocol_windows, windows_of, windows_text
 from gatedrnn.report.style import plt, save_figure
 
 # (column, legend label, colour): agreements in greens, disagreements in reds.
@@ -20,9 +21,12 @@ TALLY_BARS = [
 ]
 
 
-def regime_label(row) -> str:
-    """``adam 0.002 x 800`` (``, small corpus`` on another dataset)."""
+def regime_label(row, windows: tuple[int, int] | None = None) -> str:
+    """``adam 0.002 x 800`` (`` at 16x256``: its windows, where the row has them and
+    they are not ``windows``; ``, small corpus`` on another dataset)."""
     label = f"{row['optimizer']} {float(row['lr']):g} x {int(row['steps'])}"
+    if {"batch_size", "seq_len"} <= set(row) and windows_of(row) != windows:
+        label += f" at {windows_text(row)}"
     if row.get("dataset", "default") != "default":
         label += f", {str(row['dataset']).replace('_', ' ')}"
     return label
@@ -30,7 +34,8 @@ def regime_label(row) -> str:
 
 def plot_scoreboard(table: pd.DataFrame, confirmation: pd.DataFrame, path) -> None:
     table = table.sort_values("rank")
-    labels = [regime_label(row) for row in table.to_dict("records")]
+    windows = protocol_windows(table)
+    labels = [regime_label(row, windows) for row in table.to_dict("records")]
     y = np.arange(len(table))[::-1]  # rank 1 at the top
     fig, (left, right) = plt.subplots(
         1, 2, figsize=(11, 0.32 * len(table) + 1.6), sharey=True, gridspec_kw={"width_ratios": [3, 2]}

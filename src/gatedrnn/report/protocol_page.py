@@ -28,6 +28,8 @@ GRU_LOSS, LSTM_LOSS = "D3.gru_vs_lstm.gru_budget.median", "D3.gru_vs_lstm.lstm.m
 
 def regime_label(row) -> str:
     label = f"{row['optimizer']} {float(row['lr']):g} x {int(row['steps'])}"
+    if {"batch_size", "seq_len"} <= set(row):  # a table with the window axes
+        label += f" at {int(row['batch_size'])}x{int(row['seq_len'])}"
     return label + (", small corpus" if row.get("dataset", "default") != "default" else "")
 
 
@@ -118,6 +120,9 @@ def corpus_size_part(reference: Path, published: dict[str, float]) -> list[str]:
         if full is not None:
             same = full[(full["cell"] == row["cell"]) & (full["optimizer"] == row["optimizer"])
                         & (full["lr"] == row["lr"]) & (full["steps"] == row["steps"])]  # fmt: skip
+            for key in ("batch_size", "seq_len"):  # the window axes' points train at other windows
+                if key in full.columns and key in row:
+                    same = same[same[key] == row[key]]
             match = same.iloc[0] if len(same) else None
         rows.append({
             "regime": regime_label(row), "cell": row["cell"],

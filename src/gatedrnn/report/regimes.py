@@ -1,5 +1,7 @@
 """The regime sweep's figure: every trained-gate statistic against the learning rate,
-with the published value of each (read from the claims) as a dotted line."""
+and, where the sweep has window axes, against the windows per batch (one line per
+window length), with the published value of each (read from the claims) as a dotted
+line."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
+from gatedrnn.claims.ledger import protocol_windows
 from gatedrnn.report.style import plt, save_figure
 
 # Each row of the figure: (column, axis label) per panel; the GRU has no i and f,
@@ -43,40 +46,54 @@ def published_marks(claims, table_path: str) -> dict[tuple[str, str], float]:
     return marks
 
 
+def split_window_axes(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(the optimizer points, the window axes' points): the rows at the windows most
+    regimes train at, and the rows at the protocol point's optimizer, learning rate and
+    steps (the windows' own, and that point's); no window rows for a table without
+    windows or with one pair of them."""
+    if not {"batch_size", "seq_len"} <= set(table.columns):
+        return table, table.iloc[0:0]
+    windows = protocol_windows(table)
+    at_protocol = (table["batch_size"] == windows[0]) & (table["seq_len"] == windows[1])
+    others = table[~at_protocol]
+    if others.empty:
+        return table, others
+    point = others.iloc[0][["optimizer", "lr", "steps"]]
+    same_point = (
+        (table["optimizer"] == point["optimizer"])
+        & (table["lr"] == point["lr"])
+        & (table["steps"] == point["steps"])
+    )
+    return table[at_protocol], table[same_point]
+
+
 def plot_regime_sensitivity(table: pd.DataFrame, marks: Mapping, path) -> None:
     """Each statistic against the learning rate (log axis): one row of panels per
-    cell, one line per (optimizer, steps), the published value as a dotted line."""
-    optimizers = list(dict.fromkeys(table["optimizer"]))
-    lengths = sorted(set(table["steps"]))
-    styles = ["-", "--", ":", "-."]
-    fig, axes = plt.subplots(2, 5, figsize=(17, 6.4), squeeze=False)
-    for row, (cell, panels) in enumerate(FIGURE_PANELS.items()):
-        rows = table[table["cell"] == cell]
+    cell, one line per (optimizer, steps), the published value as a dotted line; then,
+    where the sweep has window axes, one row per cell against the windows per batch,
+    one line per window length."""
+    optimizer_rows, window_rows = split_window_axes(table)
+    figure_rows = [(cell, panels, "lr") for cell, panels in FIGURE_PANELS.items()]
+    if not window_rows.empty:
+        figure_rows += [(cell, panels, "batch_size") for cell, panels in FIGURE_PANELS.items()]
+    fig, axes = plt.subplots(len(figure_rows), 5, figsize=(17, 3.2 * len(figure_rows)), squeeze=False)
+    for row, (cell, panels, x) in enumerate(figure_rows):
+        rows = optimizer_rows if x == "lr" else window_rows
+        rows = rows[rows["cell"] == cell]
         for col, (column, label) in enumerate(panels):
             ax = axes[row][col]
-            for o, optimizer in enumerate(optimizers):
-                for s, steps in enumerate(lengths):
-                    line = rows[(rows["optimizer"] == optimizer) & (rows["steps"] == steps)].sort_values("lr")
-                    if line.empty:
-                        continue
-                    ax.plot(
-                        line["lr"],
-                        line[column],
-                        color=f"C{o}",
-                        linestyle=styles[s % len(styles)],
-                        marker="o",
-                        markersize=4,
-                        label=f"{optimizer}, {steps} steps",
-                    )
+            for line, line_label, colour, style in lines_of(rows, x):
+                ax.plot(line[x], line[column], color=colour, linestyle=style, marker="o", markersize=4,
+                        label=line_label)  # fmt: skip
             if (cell, column) in marks:
                 published = marks[(cell, column)]
                 ax.axhline(published, color="black", linestyle=":", linewidth=1.2, label="published")
             if column == "gru_minus_lstm":
                 ax.axhline(0.0, color="grey", linewidth=0.8)
-            ax.set_xscale("log")
+            ax.set_xscale("log", base=10 if x == "lr" else 2)
             if column == "half_life_max":  # from a few characters to hundreds
                 ax.set_yscale("log")
-            ax.set_xlabel("learning rate")
+            ax.set_xlabel("learning rate" if x == "lr" else "windows per batch")
             ax.set_title(f"{cell.upper()}: {label}", fontsize=9)
             ax.grid(alpha=0.3)
     handles, labels = axes[0][0].get_legend_handles_labels()
@@ -85,7 +102,24 @@ def plot_regime_sensitivity(table: pd.DataFrame, marks: Mapping, path) -> None:
             if text not in labels:
                 handles.append(handle)
                 labels.append(text)
-    fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=8, frameon=False)
+    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 8), fontsize=8, frameon=False)
     fig.suptitle("Trained-gate statistics across training regimes (regime_sensitivity.csv)", fontsize=11)
-    fig.tight_layout(rect=(0, 0.05, 1, 0.97))
+    fig.tight_layout(rect=(0, 0.06 if len(labels) > 8 else 0.05, 1, 0.97))
     save_figure(fig, path)
+
+
+def lines_of(rows: pd.DataFrame, x: str):
+    """(rows of one line sorted by ``x``, label, colour, style): per (optimizer, steps)
+    against the learning rate, per window length against the windows per batch."""
+    styles = ["-", "--", ":", "-."]
+    if x == "lr":
+        lengths = sorted(set(rows["steps"]))
+        for o, optimizer in enumerate(dict.fromkeys(rows["optimizer"])):
+            for s, steps in enumerate(lengths):
+                line = rows[(rows["optimizer"] == optimizer) & (rows["steps"] == steps)].sort_values(x)
+                if not line.empty:
+                    yield line, f"{optimizer}, {steps} steps", f"C{o}", styles[s % len(styles)]
+        return
+    for n, seq_len in enumerate(sorted(set(rows["seq_len"]))):
+        line = rows[rows["seq_len"] == seq_len].sort_values(x)
+        yield line, f"windows of {int(seq_len)} chars", f"C{n + 4}", "-"

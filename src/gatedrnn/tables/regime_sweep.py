@@ -3,6 +3,7 @@
 The study published neither its optimizer nor its learning rate. The regime
 sweep trains the reference LSTM and the budget-matched GRU at every
 (optimizer, learning rate, steps) point of ``regime_sweep`` in the config,
+and at every (windows per batch, characters per window) pair of its window axes,
 through the one ``train`` rule (each point is a regime), and this module
 reduces every trained model to the statistics the study's trained findings
 rest on: one row per (cell, regime) of ``results/tables/regime_sensitivity.csv``.
@@ -29,7 +30,7 @@ from gatedrnn.tables.gates import load_run_gates, parse_name
 
 # The gate that keeps the state: LSTM f (forget), PyTorch GRU z (the kept fraction).
 
-POINT_COLUMNS = ["cell", "model", "regime", "optimizer", "lr", "steps", "seeds"]
+POINT_COLUMNS = ["cell", "model", "regime", "optimizer", "lr", "steps", "batch_size", "seq_len", "seeds"]
 STAT_COLUMNS = [
     "best_val_loss",
     "best_step",
@@ -105,7 +106,8 @@ def diverged_stats(summary: Mapping) -> dict:
 def regime_sensitivity_table(points: list[Mapping], runs: list[Mapping]) -> pd.DataFrame:
     """One row per (cell, regime): the seeds' mean of every statistic.
 
-    ``points``: the sweep's ``{regime, optimizer, lr, steps}`` in config order; points
+    ``points``: the sweep's ``{regime, optimizer, lr, steps, batch_size, seq_len}`` in
+    config order; points
     that name a ``dataset`` (the corpus-size axis) give the table a ``dataset`` column
     after ``regime``.
     ``runs``: ``{regime, model, seed, summary, history, probe}`` per trained model.
@@ -155,6 +157,8 @@ def regime_sensitivity_table(points: list[Mapping], runs: list[Mapping]) -> pd.D
                 "optimizer": point["optimizer"],
                 "lr": float(point["lr"]),
                 "steps": int(point["steps"]),
+                "batch_size": int(point["batch_size"]),
+                "seq_len": int(point["seq_len"]),
                 "seeds": len(trained),
                 "gate": KEEP_GATE_NAME[cell],
                 "diverged_seeds": len(diverged),
