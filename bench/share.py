@@ -96,7 +96,9 @@ def job_setup_seconds() -> tuple[float | None, float | None]:
 
         t = time.perf_counter()
         config = load_config()
-        corpus_splits(CORPUS, provenance, float(config["split"]["train_fraction"]), config["train"]["vocabulary"])
+        corpus_splits(
+            CORPUS, provenance, float(config["split"]["train_fraction"]), config["train"]["vocabulary"]
+        )
         corpus = time.perf_counter() - t
     return imports, corpus
 

@@ -95,7 +95,9 @@ def test_windows_line_endings_are_trained_as_recorded(tmp_path, fault_ledger):
         tmp_path / "c.txt", tmp_path / "c.json", 500, tmp_path / "s.txt", tmp_path / "s.json"
     )
     assert b"\r\n" in (tmp_path / "s.txt").read_bytes() and "\r" in small["vocabulary"]
-    assert len(corpus_splits(tmp_path / "s.txt", tmp_path / "s.json", 0.9, "corpus")[0]) == small["vocab_size"]
+    assert (
+        len(corpus_splits(tmp_path / "s.txt", tmp_path / "s.json", 0.9, "corpus")[0]) == small["vocab_size"]
+    )
     fault_ledger.rejected(name)  # here: trained as recorded, which is the good outcome
 
 
