@@ -37,6 +37,9 @@ RUN_HERE = {
     "gatedrnn.reference scoreboard": "test_scoreboard_and_confirm_targets_on_the_reference",
     "gatedrnn.reference confirm": "test_scoreboard_and_confirm_targets_on_the_reference",
     "gatedrnn.train.memory_calibration": "test_memory_calibration_fits_the_recorded_peaks",
+    # run as documented, end to end at smoke size, in tests/test_verify.py
+    "gatedrnn.verify": "test_verify.py::test_verify_end_to_end_at_smoke_size",
+    "gatedrnn.verify fingerprint": "test_fingerprint.py::test_this_cpu_trains_the_fingerprints_bits",
 }
 
 
@@ -198,7 +201,11 @@ def test_the_smoke_run_plans_exactly_the_smoke_configs_regimes_and_candidates(sm
     confirmation = plan.confirmation_runs(best_regimes(board, config["protocol"]["confirm"]["regimes"]))
     planned = {run.path for run in (*plan.training_runs, *confirmation)}
     trained = {f"{d.parent.name}/{d.name}" for d in (smoke_run / "results/models").glob("*/*")}
-    assert trained == planned
+    assert planned <= trained
+    # other tests of the session may rerun the confirmation on an edited scoreboard: any
+    # more runs are still this plan's, the confirmation of some regime of its board
+    anywhere = plan.confirmation_runs(best_regimes(board, len(board)))
+    assert trained <= planned | {run.path for run in anywhere}
     assert {path.split("/")[0] for path in trained} <= set(config["regimes"]) | {
         point["regime"] for point in (*plan.sweep_points, *plan.corpus_size_points)
     }

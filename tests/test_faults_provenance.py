@@ -176,7 +176,7 @@ def test_a_damaged_summary_or_history_is_named(tmp_path, two_models, kind, fault
 
 @pytest.fixture(scope="module")
 def probe(corpus_files):
-    return probe_set(corpus_files / "corpus.txt", corpus_files / "corpus.json", 0.9, 4, 32)
+    return probe_set(corpus_files / "corpus.txt", corpus_files / "corpus.json", 0.9, 4, 32, "corpus")
 
 
 def gates_of(model_dir, root, probe):

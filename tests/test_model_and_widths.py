@@ -25,7 +25,7 @@ def test_closed_form_count_equals_pytorch_count(cell, layers, readout_norm):
 
 def published_counts() -> dict[str, int]:
     """The study's three printed parameter counts, from the published-values file."""
-    claims = yaml.safe_load((ROOT / "config" / "published.yaml").read_text())["claims"]
+    claims = yaml.safe_load((ROOT / "workflow" / "resources" / "published.yaml").read_text())["claims"]
     entries = [c for group in claims for c in group.get("claims", [group])]
     return {
         c["id"]: int(c["published"])

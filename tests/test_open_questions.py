@@ -527,4 +527,4 @@ def test_smoke_run_answers_every_open_question(smoke_run):
     for figure in ("split_by_width", "longer_training"):
         assert (smoke_run / "results/figures" / f"{figure}.png").stat().st_size > 0
     report = (smoke_run / "results/open_questions.md").read_text()
-    assert report.startswith("## Beyond the study") and report.count("- **") == 6
+    assert report.startswith("## Beyond the study") and report.count("- **") == 7

@@ -91,6 +91,7 @@ def test_the_committed_reference_lacks_hashes_and_says_so():
 def test_verify_end_to_end_at_smoke_size(tmp_path):
     workdir = tmp_path / "run"
     targets = [f"results/models/default/lstm_w24_s{seed}/summary.json" for seed in (0, 1)]
+    targets.append("results/tables/matched_widths.csv")  # collect takes a stage's tables
     # the shell asks for other kernels; the config's numerics.cpu_isa (portable) wins
     shell = {"MKL_CBWR": "AVX512", "ATEN_CPU_CAPABILITY": "default", "ONEDNN_MAX_CPU_ISA": "AVX512_CORE"}
     run_snakemake(workdir, "--cores", "1", *targets, env=shell)
