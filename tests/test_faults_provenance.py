@@ -351,3 +351,19 @@ def test_a_second_snakemake_run_past_snakemakes_lock_is_stopped_before_its_jobs(
     # and once the other run is gone, the same command runs
     run_snakemake(workdir, "--cores", "1", "data/corpus.txt", configfile=configfile)
     fault_ledger.rejected(name)
+
+
+@pytest.mark.workflow
+def test_an_empty_corpus_record_is_named_while_planning(tmp_path, fault_ledger):
+    """A zero-byte data/corpus.json: the training job's resources read it while the DAG is
+    planned; the error names the file and the fix, not a bare JSONDecodeError."""
+    name = "an empty data/corpus.json, at planning"
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "corpus.txt").write_text("some text\n")
+    (tmp_path / "data" / "corpus.json").write_bytes(b"")
+    proc = run_snakemake(tmp_path, "-n", "results/models/default/lstm_w24_s0/summary.json", check=False)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert "data/corpus.json: the corpus record is empty or truncated" in output, output[-3000:]
+    assert "JSONDecodeError" not in output
+    fault_ledger.rejected(name)

@@ -187,6 +187,19 @@ def log_for(name):
     return log_file(name)
 
 
+def corpus_record(path):
+    """The corpus's record (corpus.json), read while planning a job's resources; an
+    empty or truncated one is named, with the fix (gatedrnn.io.files.read_json's words,
+    without importing torch here)."""
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise WorkflowError(
+            f"{path}: the corpus record is empty or truncated ({err}); delete it and "
+            f"{Path(path).with_suffix('.txt')}, and rerun to remake both"
+        )
+
+
 def confirmation_runs(wildcards):
     """What protocol_confirmation trains: the sweep models of the scoreboard's best
     regimes at every seed of protocol.confirm.seeds (known once the checkpoint

@@ -23,7 +23,7 @@ rule train:
         # once its corpus exists: the estimate needs the vocabulary and the length
         mem_mb=lambda wildcards, input: PLAN.train_mem_mb(
             Run.of(wildcards),
-            json.loads(Path(input.provenance).read_text()),
+            corpus_record(input.provenance),
             MEMORY_LIMIT,
         ),
         runtime=config["train"]["runtime"],
