@@ -108,8 +108,9 @@ def test_divergence_after_some_validations_keeps_them(tmp_path, corpus_files):
     The model without a normalisation: the LayerNorm head diverges at the first validation."""
     outputs = tmp_path / "model"
     lines = []
+    old_model = {"readout_norm": "none", "vocabulary": "corpus"}
     summary = train_in(tmp_path, corpus_files, outputs, tmp_path / "ckpt", optimizer="sgd", lr=40.0,
-                       steps=12, eval_every=3, readout_norm="none", vocabulary="corpus")(lines.append)  # fmt: skip
+                       steps=12, eval_every=3, **old_model)(lines.append)  # fmt: skip
     log = "\n".join(lines)
     summary = assert_recorded_as_diverged(outputs, log, tmp_path / "ckpt")
     assert summary["last_val_step"] >= 3 and len(pd.read_csv(outputs / "history.csv")) >= 2

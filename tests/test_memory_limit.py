@@ -13,7 +13,16 @@ from gatedrnn.plan.resources import machine_memory_mb, refuse_above_limit, train
 
 MODEL_PT = "results/models/default/lstm_w24_s0/model.pt"
 PROVENANCE = {"characters": 60000, "vocab_size": 52}
-TRAIN = {"embed_dim": 16, "layers": 1, "readout_norm": "none", "vocabulary": "corpus", "batch_size": 8, "seq_len": 32, "val_windows": 16, "optimizer": "adam"}
+TRAIN = {
+    "embed_dim": 16,
+    "layers": 1,
+    "readout_norm": "none",
+    "vocabulary": "corpus",
+    "batch_size": 8,
+    "seq_len": 32,
+    "val_windows": 16,
+    "optimizer": "adam",
+}
 
 
 def test_an_estimate_above_the_limit_is_refused_naming_both():

@@ -25,7 +25,8 @@ def regime_label(row, windows: tuple[int, int] | None = None) -> str:
     """``adam 0.002 x 800`` (`` at 16x256``: its windows, where the row has them and
     they are not ``windows``; ``, small corpus`` on another dataset)."""
     label = f"{row['optimizer']} {float(row['lr']):g} x {int(row['steps'])}"
-    if {"batch_size", "seq_len"} <= set(row) and windows_of(row) != windows:
+    # row.keys(): a dict's keys and a Series' index alike (set(series) would be its values)
+    if {"batch_size", "seq_len"} <= set(row.keys()) and windows_of(row) != windows:
         label += f" at {windows_text(row)}"
     if row.get("dataset", "default") != "default":
         label += f", {str(row['dataset']).replace('_', ' ')}"

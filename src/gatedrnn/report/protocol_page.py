@@ -28,7 +28,7 @@ GRU_LOSS, LSTM_LOSS = "D3.gru_vs_lstm.gru_budget.median", "D3.gru_vs_lstm.lstm.m
 
 def regime_label(row) -> str:
     label = f"{row['optimizer']} {float(row['lr']):g} x {int(row['steps'])}"
-    if {"batch_size", "seq_len"} <= set(row):  # a table with the window axes
+    if {"batch_size", "seq_len"} <= set(row.keys()):  # a table with the window axes (dict or Series)
         label += f" at {int(row['batch_size'])}x{int(row['seq_len'])}"
     return label + (", small corpus" if row.get("dataset", "default") != "default" else "")
 
