@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from gatedrnn.claims import load_claims
+from gatedrnn.report.protocol import regime_label
 from gatedrnn.report.results_page import fmt, markdown_table, replace_block, stage_machine
 
 PROTOCOL_BEGIN = "<!-- BEGIN protocol section (python -m gatedrnn.reference pages) -->"
@@ -24,13 +25,6 @@ TO_COME = "not in the reference run yet (`snakemake --cores 2 stage_protocol`, t
 # The published values the small corpus is set against (claim ids of workflow/resources/published.yaml).
 FORGET_MEAN = "C2.lstm_gates.forget.mean"
 GRU_LOSS, LSTM_LOSS = "D3.gru_vs_lstm.gru_budget.median", "D3.gru_vs_lstm.lstm.median"
-
-
-def regime_label(row) -> str:
-    label = f"{row['optimizer']} {float(row['lr']):g} x {int(row['steps'])}"
-    if {"batch_size", "seq_len"} <= set(row.keys()):  # a table with the window axes (dict or Series)
-        label += f" at {int(row['batch_size'])}x{int(row['seq_len'])}"
-    return label + (", small corpus" if row.get("dataset", "default") != "default" else "")
 
 
 def _table(reference: Path, name: str) -> pd.DataFrame | None:
