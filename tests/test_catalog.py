@@ -25,7 +25,7 @@ from conftest import REPO
 
 pytestmark = pytest.mark.workflow
 
-RELEASE_TAG = "v0.2.0"
+RELEASE_TAG = "v0.3.0"
 
 
 def run(*cmd, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess:

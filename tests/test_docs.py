@@ -177,8 +177,10 @@ def test_citation_cff_parses_and_matches_pyproject():
     assert cff["cff-version"] == "1.2.0"
     assert str(cff["version"]) == pyproject()["version"]
     assert cff["license"] == pyproject()["license"] == "MIT"
-    released = cff.get("date-released")
-    assert str(released) == "2026-12-01" or released == date(2026, 12, 1)
+    released = str(cff.get("date-released"))
+    date.fromisoformat(released)
+    changelog = (REPO / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert f"## [{cff['version']}] - {released}" in changelog, "CITATION.cff's release is CHANGELOG's"
     for person in cff["authors"]:
         assert person.get("name") or person.get("family-names"), person
     assert len(cff["references"]) >= 5

@@ -34,7 +34,8 @@ def test_every_setting_owns_every_variable():
     assert all(value is None for value in numerics.environment_for("native").values())
     portable = numerics.environment_for("portable")
     assert portable["MKL_CBWR"] == "COMPATIBLE,STRICT"
-    assert portable["ONEDNN_MAX_CPU_ISA"] == portable["DNNL_MAX_CPU_ISA"] == "AVX2"
+    # oneDNN at AVX: its AVX2 LSTM kernels differ on an emulated CPU (gatedrnn.numerics)
+    assert portable["ONEDNN_MAX_CPU_ISA"] == portable["DNNL_MAX_CPU_ISA"] == "AVX"
 
 
 def test_unknown_setting_names_the_choices():

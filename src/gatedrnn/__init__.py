@@ -18,4 +18,4 @@ and the workflow's tools: :mod:`gatedrnn.scripting` (rule-script glue),
 :mod:`gatedrnn.compare` and :mod:`gatedrnn.estimate`.
 """
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"

@@ -19,15 +19,25 @@ to (:func:`check_in_force`). This module imports torch only inside functions.
 
 Settings (:data:`SETTINGS`; measured in ``bench/README.md``, "Pinned numerics"):
 
-- ``avx2``: all three at AVX2, MKL strict. The same bits on every Intel CPU
-  with AVX2. MKL's CNR branches are Intel's only: on a non-Intel CPU MKL runs
-  its AUTO branch (documented), which :func:`check_in_force` sees and refuses.
-- ``portable``: PyTorch and oneDNN at AVX2, MKL at ``COMPATIBLE,STRICT`` (SSE2,
-  no approximate reciprocals), the branch MKL documents as identical on Intel and
-  compatible (AMD) CPUs.
+- ``portable`` (the default): PyTorch at AVX2, oneDNN at AVX (no FMA), MKL at
+  ``COMPATIBLE,STRICT`` (SSE2, no approximate reciprocals), the branch MKL
+  documents as identical on Intel and compatible (AMD) CPUs. The same bits on
+  every x86-64 CPU with AVX2, Intel or AMD.
+- ``avx2``: all three at AVX2, MKL strict. Intel CPUs only: MKL's CNR branches are
+  Intel's; on a non-Intel CPU MKL runs its AUTO branch (documented), which
+  :func:`check_in_force` sees and refuses.
 - ``avx512``: all three at AVX-512 (Intel Xeon with AVX-512 only, like ``avx2``
   for MKL).
 - ``native``: whatever the libraries pick (the variables are removed).
+
+Why oneDNN at AVX, not AVX2, under ``portable``: its AVX2 LSTM kernels give other
+bits on an emulated CPU than on the real one (``python -m gatedrnn.verify fingerprint
+--emulate``, :mod:`gatedrnn.verify.emulation`): their result depends on more than
+the instruction set, so two vendors' chips are not assured to agree; at AVX the
+emulated and the real CPU agree. The other kernel the pin cannot
+reach is MKL's VML, behind ``torch.sqrt``: it picks its kernel by the CPU whatever
+``MKL_CBWR`` says, and that kernel is not exactly rounded. The training avoids it
+(Adam ``fused``, :func:`gatedrnn.train.loop.make_optimizer`).
 """
 
 from __future__ import annotations
@@ -46,7 +56,7 @@ VARIABLES = ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA", "DNNL_MAX_CPU_ISA", "M
 
 # What each library is asked for; "native" asks nothing.
 _LIBRARIES = {
-    "portable": ("avx2", "AVX2", "COMPATIBLE,STRICT"),
+    "portable": ("avx2", "AVX", "COMPATIBLE,STRICT"),
     "avx2": ("avx2", "AVX2", "AVX2,STRICT"),
     "avx512": ("avx512", "AVX512_CORE", "AVX512,STRICT"),
     "native": None,

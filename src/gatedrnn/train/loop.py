@@ -114,10 +114,13 @@ def build_model(cell: str, hidden: int, vocab_size: int, seed: int, cfg: TrainCo
 
 
 def make_optimizer(model: nn.Module, cfg: TrainConfig) -> torch.optim.Optimizer:
-    # foreach: one multi-tensor kernel per update op instead of one per parameter (PyTorch's
-    # default on CUDA, not on CPU); the same arithmetic, so the same bytes (bench/README.md).
+    # Adam fused: one kernel per parameter, whose square root is ATen's vector instruction,
+    # exactly rounded. The foreach and for-loop paths take torch.sqrt, which on the CPU is
+    # MKL's VML: its kernel is chosen by the CPU and is not exactly rounded, so its bits
+    # differ between Intel and AMD whatever MKL_CBWR says (gatedrnn.numerics, "Why").
+    # SGD with momentum has no square root; foreach is its multi-tensor path.
     if cfg.optimizer == "adam":
-        return torch.optim.Adam(model.parameters(), lr=cfg.lr, foreach=True)
+        return torch.optim.Adam(model.parameters(), lr=cfg.lr, fused=True)
     return torch.optim.SGD(model.parameters(), lr=cfg.lr, momentum=cfg.momentum, foreach=True)
 
 

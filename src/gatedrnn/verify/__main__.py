@@ -4,6 +4,7 @@
     python -m gatedrnn.verify --cpu-isa native     # the same, unpinned: within the seed spread
     python -m gatedrnn.verify fingerprint          # every cell, tiny, against the fingerprint (seconds)
     python -m gatedrnn.verify fingerprint --record-cpu   # ... and add this CPU to it after a pass
+    python -m gatedrnn.verify fingerprint --emulate Haswell-noTSX   # ... on an emulated CPU (qemu-user)
 
 Exit status: 0 bit-identical (or, where bits are not expected to match, within the
 reference's seed spread), 1 a difference, 2 nothing to compare (the message says why).
@@ -47,11 +48,35 @@ def cmd_fingerprint(args) -> int:
         return 1
     known = ", ".join(entry["cpu_model"] for entry in expected["passed_on"])
     print(f"bit-identical to the fingerprint (passed before on: {known})")
-    if args.record_cpu:
+    if args.record_cpu and args.emulated_by:
+        added = fingerprint.record_emulated_pass(expected, args.emulated_by, found_numerics)
+        fingerprint.save(expected, path)
+        print(f"{'added' if added else 'already listed'}: {args.emulated_by} (emulated) in {path}")
+    elif args.record_cpu:
         added = fingerprint.record_pass(expected, found_numerics)
         fingerprint.save(expected, path)
         print(f"{'added' if added else 'already listed'}: {found_numerics['cpu_model']} in {path}")
     return 0
+
+
+def cmd_emulated(args) -> int:
+    """The fingerprint again in a child process that runs on an emulated CPU (qemu-user): the
+    libraries read that CPU's vendor, features and caches (CPUID) and choose their kernels by
+    it, while the arithmetic stays exact IEEE. A cheap check that no kernel the pin leaves
+    to the CPU's choice changes the bits; not a proof for real hardware (an emulator
+    computes the approximate instructions, rcpps and rsqrtps, its own way)."""
+    from gatedrnn.verify import emulation
+
+    try:
+        command, emulator = emulation.command(args.emulate)
+    except emulation.NoEmulator as err:
+        print(f"ERROR: {err}", file=sys.stderr)
+        return 2
+    child = [*command, "-m", "gatedrnn.verify", "fingerprint", "--cpu-isa", args.cpu_isa]
+    child += ["--file", args.file, "--emulated-by", emulator]
+    child += ["--record-cpu"] if args.record_cpu else []
+    print(f"on an emulated CPU: {emulator}")
+    return emulation.run(child)
 
 
 def cmd_full_size(args) -> int:
@@ -154,6 +179,13 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--record-cpu", action="store_true", help="after a pass, add this CPU to passed_on")
     f.add_argument("--write", action="store_true", help="write it anew here (resets passed_on)")
     f.add_argument(
+        "--emulate",
+        metavar="QEMU_CPU",
+        help="run it on a CPU that qemu-x86_64 emulates (Haswell-noTSX, EPYC-Milan...: "
+        "qemu-x86_64 -cpu help); with --record-cpu it is added to emulated_on",
+    )
+    f.add_argument("--emulated-by", default=None, help=argparse.SUPPRESS)
+    f.add_argument(
         "--full-size",
         metavar="MODEL_DIR",
         help="instead: a model the workflow trained (results/models/default/lstm_w325_s0) against "
@@ -165,7 +197,9 @@ def main(argv: list[str] | None = None) -> int:
 
         args.cpu_isa = args.fingerprint_isa or args.cpu_isa or numerics.DEFAULT
         args.file = args.file or str(FINGERPRINT)
-        return cmd_full_size(args) if args.full_size else cmd_fingerprint(args)
+        if args.full_size:
+            return cmd_full_size(args)
+        return cmd_emulated(args) if args.emulate else cmd_fingerprint(args)
     return cmd_reference(args)
 
 

@@ -143,6 +143,19 @@ def record_pass(fingerprint: dict, found: dict) -> bool:
     return True
 
 
+def record_emulated_pass(fingerprint: dict, emulator: str, found: dict) -> bool:
+    """Add an emulated CPU (``qemu-x86_64 7.2 -cpu Haswell-noTSX``) to ``emulated_on`` unless
+    it is there; True if added. Kept apart from ``passed_on``, which lists real CPUs."""
+    entry = {"emulator": emulator, "torch": found["torch_version"]}
+    entry["host_cpu_model"] = found["cpu_model"]  # /proc/cpuinfo under qemu-user is the host's
+    entry["passed"] = datetime.now(UTC).date().isoformat()
+    for known in fingerprint.setdefault("emulated_on", []):
+        if (known["emulator"], known["torch"]) == (entry["emulator"], entry["torch"]):
+            return False
+    fingerprint["emulated_on"].append(entry)
+    return True
+
+
 def full_size_record(model_dir: Path) -> tuple[str, dict]:
     """``<regime>/<run>`` and what :func:`gatedrnn.reference.manifest.trained_bits` records
     of a model the workflow trained (``results/models/<regime>/<run>``), with its steps."""
