@@ -409,6 +409,20 @@ def test_cho_table_and_report_sentences():
     assert "+0.1000" in text and "times" not in text and "per step" not in text
 
 
+def test_the_answers_name_the_folder_their_tables_are_in(tmp_path):
+    """reference/open_questions.md points at reference/tables/, a run's report at its own."""
+    from gatedrnn.questions.report import write_open_questions_report
+
+    summaries = [summary("cho_gru_budget24", 0, 1.7, 30, 900), summary("gru_budget24", 0, 1.6, 30, 900)]
+    table = cho_vs_pytorch_table(summaries, {"cho_gru_budget24": "gru_budget24"})
+    assert "tables under `reference/tables/`" in open_questions_report({}, "reference/tables")
+    folder = tmp_path / "run" / "results" / "tables"
+    folder.mkdir(parents=True)
+    table.to_csv(folder / "cho_vs_pytorch_gru.csv", index=False)
+    text = write_open_questions_report([str(folder / "cho_vs_pytorch_gru.csv")], tmp_path / "oq.md", print)
+    assert f"tables under `{folder.as_posix()}/`" in text and "+0.1000" in text
+
+
 def test_longer_training_reads_the_base_step_from_each_history():
     from gatedrnn.analysis.gates import ProbeGates
 

@@ -320,3 +320,57 @@ def test_tables_of_another_cpu_model_are_kept_with_the_stage_that_retrained_thei
     record = manifest["another_cpu"]
     assert record["models_from_stage"] == "questions" and record["tables"] == ["t.csv"]
     assert record["command"] == "snakemake t" and "cpu" in record["machine"]
+
+
+def _with_weights(results: Path, weights: bytes, cpu: str) -> None:
+    """A fake model.pt whose one tensor holds ``weights``, trained on ``cpu``."""
+    import torch
+
+    model = results / "models" / "default" / "lstm_w8_s0"
+    torch.save({"w": torch.tensor(list(weights), dtype=torch.float32)}, model / "model.pt")
+    summary = json.loads((model / "summary.json").read_text())
+    summary["numerics"] = {"cpu_isa": "portable", "cpu_model": cpu}
+    (model / "summary.json").write_text(json.dumps(summary))
+
+
+@pytest.mark.parametrize(("weights", "identical"), [(b"\x01\x02", True), (b"\x01\x03", False)])
+def test_a_retrained_model_is_set_beside_its_first_training_bit_for_bit(tmp_path, weights, identical):
+    """Under pinned numerics a stage that retrains an earlier stage's model is a free
+    check: the manifest says whether the retraining's weights are the first's, on which
+    CPU models, and counts it in the totals."""
+    results = fake_run(tmp_path)
+    _with_weights(results, b"\x01\x02", "CPU one")
+    out = tmp_path / "reference"
+    collect(results, out, "study", {}, tmp_path / "data/corpus.json", tmp_path)
+    again = fake_run(tmp_path / "later")
+    _with_weights(again, weights, "CPU two")
+    bench = again / "benchmarks" / "train" / "default" / "lstm_w8_s0.tsv"
+    bench.write_text(BENCH + "6.0\t0:00:06\t354.96\t716.61\t268.70\t307.28\t0.00\t0.13\t69.78\t5.0")
+    manifest = collect(again, out, "questions", {}, tmp_path / "data/corpus.json", tmp_path)
+    job = manifest["stages"]["questions"]["retrained"]["default/lstm_w8_s0"]
+    assert job["same_weights_as_first"] is identical and job["first_cpu"] == "CPU one"
+    agreement = manifest["totals"]["retrained_same_bits"]
+    assert agreement["compared"] == 1
+    assert agreement["identical"] == agreement["identical_on_another_cpu"] == int(identical)
+    assert agreement["first_differing"] == (None if identical else "default/lstm_w8_s0")
+
+
+def test_collect_refuses_a_checkout_with_uncommitted_changes_and_writes_nothing(tmp_path):
+    """A stage collected from a dirty tree would name a commit that cannot rebuild it."""
+    import subprocess
+
+    repo = tmp_path / "checkout"
+    repo.mkdir()
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    (repo / "tracked.txt").write_text("one\n")
+    subprocess.run([*git, "add", "tracked.txt"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "one"], check=True)
+    results = fake_run(tmp_path)
+    out = tmp_path / "reference"
+    collect(results, out, "study", {}, tmp_path / "data/corpus.json", repo)  # clean: collected
+    before = (out / "manifest.json").read_bytes()
+    (repo / "tracked.txt").write_text("two\n")
+    with pytest.raises(ValueError, match="uncommitted changes"):
+        collect(results, out, "regimes", {}, tmp_path / "data/corpus.json", repo)
+    assert (out / "manifest.json").read_bytes() == before

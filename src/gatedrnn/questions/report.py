@@ -28,19 +28,19 @@ REPORT_SECTIONS = {
 }
 
 
-def open_questions_report(tables: dict[str, pd.DataFrame]) -> str:
+def open_questions_report(tables: dict[str, pd.DataFrame], folder: str = "results/tables") -> str:
     """Markdown: each answer in one sentence (or one per model) with its numbers.
 
     ``tables`` maps a table's file stem (``open_reset_gate``, ``split_by_width``,
     ``two_layers``, ``longer_training``, ``cho_vs_pytorch_gru``, ``long_memory``,
     ``model_normalisation``)
-    to its frame; missing tables (switched-off questions) are left out.
+    to its frame; missing tables (switched-off questions) are left out. ``folder``:
+    where the tables lie, as the report names it (a run's, or ``reference/tables``).
     """
     lines = [
         "## Beyond the study",
         "",
-        "Losses are validation cross-entropy in nats/char (medians over seeds); "
-        "tables under `results/tables/`.",
+        f"Losses are validation cross-entropy in nats/char (medians over seeds); tables under `{folder}/`.",
         "",
     ]
     for stem, (title, sentences) in REPORT_SECTIONS.items():
@@ -52,7 +52,9 @@ def open_questions_report(tables: dict[str, pd.DataFrame]) -> str:
 def write_open_questions_report(tables, out, log: Log) -> str:
     """Rule ``open_questions_report``: :func:`open_questions_report` of the CSV
     ``tables`` (keyed by file stem), to ``out``."""
-    text = open_questions_report({Path(path).stem: pd.read_csv(path) for path in tables})
+    folders = {Path(path).parent.as_posix() for path in tables}
+    folder = folders.pop() if len(folders) == 1 else "results/tables"
+    text = open_questions_report({Path(path).stem: pd.read_csv(path) for path in tables}, folder)
     Path(out).write_text(text)
     log(text)
     return text

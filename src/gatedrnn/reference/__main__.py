@@ -147,6 +147,11 @@ def run(argv: list[str] | None = None) -> int:
     if args.command == "ledger":
         reference = _directory("--reference", args.reference, REFERENCE_HOLDS)
         config = _config(args.configfile)
+        try:
+            manifest.clean_commit(Path.cwd())  # before any file is written
+        except ValueError as err:
+            print(f"ERROR: {err}", file=sys.stderr)
+            return 1
         ledger = tables.reference_ledger(reference, config, Path.cwd())
         if ledger is None:
             print("the reference lacks tables the ledger reads: collect every stage first", file=sys.stderr)

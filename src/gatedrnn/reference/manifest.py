@@ -38,6 +38,18 @@ def git_commit(repo: Path) -> str:
         return "unknown"
 
 
+def clean_commit(repo: Path) -> str:
+    """The checkout's commit; refused (ValueError) while it has uncommitted changes: a
+    stage made from a dirty tree names a commit that cannot rebuild it."""
+    commit = git_commit(repo)
+    if commit.endswith("-dirty"):
+        raise ValueError(
+            f"the checkout {repo} has uncommitted changes (git status), so no commit could rebuild "
+            "what would be collected: commit them, or collect from a clean clone of a tagged commit"
+        )
+    return commit
+
+
 def read_benchmark(path: Path) -> dict:
     lines = path.read_text().splitlines()
     row = dict(zip(lines[0].split("\t"), lines[-1].split("\t"), strict=False))
@@ -116,6 +128,37 @@ def _trained_by_this_stage(run_jobs: dict[str, dict], manifest: dict, stage: str
     return {name: job for name, job in run_jobs.items() if (name, job["wall_s"], job["cpu_s"]) not in seen}
 
 
+def same_bits(first: dict, again: dict) -> dict:
+    """A retraining set beside the model's first training: the same final weights
+    (sha256 of their tensors) or not, and the CPU models of both. Empty where either
+    lacks the hash (trained before numerics.cpu_isa)."""
+    if not first.get("weights_sha256") or not again.get("weights_sha256"):
+        return {}
+    return {
+        "same_weights_as_first": first["weights_sha256"] == again["weights_sha256"],
+        "first_cpu": (first.get("numerics") or {}).get("cpu_model"),
+    }
+
+
+def retraining_agreement(manifest: dict) -> dict:
+    """Over every retraining the stages recorded: how many could be compared with the
+    first training, how many gave its weights bit for bit (of them, on another CPU
+    model), and the first that did not."""
+    again = [(name, job) for stage in manifest.get("stages", {}).values()
+             for name, job in sorted(stage.get("retrained", {}).items())]  # fmt: skip
+    compared = [(name, job) for name, job in again if "same_weights_as_first" in job]
+    identical = [(name, job) for name, job in compared if job["same_weights_as_first"]]
+    differing = [name for name, job in compared if not job["same_weights_as_first"]]
+    return {
+        "compared": len(compared),
+        "identical": len(identical),
+        "identical_on_another_cpu": sum(
+            1 for _, job in identical if job.get("first_cpu") != (job.get("numerics") or {}).get("cpu_model")
+        ),
+        "first_differing": differing[0] if differing else None,
+    }
+
+
 def projection_against_actual(projected: dict[str, float], jobs: dict[str, dict]) -> dict:
     """``python -m gatedrnn.estimate --json``'s projected CPU seconds per job, set
     against the CPU seconds the same jobs took (those the run has)."""
@@ -166,7 +209,7 @@ def collect(
     provenance = json.loads(corpus_provenance.read_text()) if corpus_provenance.exists() else {}
     machine = this_machine(config)
     record = {
-        "commit": git_commit(repo),
+        "commit": clean_commit(repo),
         "collected": datetime.now(UTC).isoformat(timespec="seconds"),
         "config": config,
         "files": copied,
@@ -193,11 +236,13 @@ def collect(
         if first is None or first.get("stage") == stage:
             jobs[name] = job | {"stage": stage}
         else:
-            # trained before by another stage (its results/ were gone): a cost of this stage
-            retrained[name] = job
+            # trained before by another stage (its results/ were gone): a cost of this stage,
+            # and, under pinned numerics, a check that the same model came out bit for bit
+            retrained[name] = job | same_bits(first, job)
     record["training_jobs"] = sorted(run_jobs)
     if retrained:
         record["retrained"] = retrained
+        record["retrained_same_bits"] = retraining_agreement({"stages": {stage: record}})
     if projection is not None:
         projected = json.loads(projection.read_text())
         record["projection"] = projection_against_actual(projected, run_jobs)
@@ -241,6 +286,7 @@ def totals(manifest: dict) -> dict:
         "wall_hours_summed": round(sum(j["wall_s"] for j in every) / 3600, 3),
         "steps_saved_by_prefix": sum(j.get("prefix_from_step") or 0 for j in every),
         "cpu_hours_saved_by_prefix": round(sum(map(prefix_saving, every)) / 3600, 3),
+        "retrained_same_bits": retraining_agreement(manifest),
     }
 
 
@@ -264,7 +310,7 @@ def record_derived(out: Path, stage: str, files: list[str], repo: Path, note: st
         owner[name] = stage
     manifest["files"] = owner
     manifest["stages"][stage] = {
-        "commit": git_commit(repo),
+        "commit": clean_commit(repo),
         "collected": datetime.now(UTC).isoformat(timespec="seconds"),
         "files": sorted(files),
         "note": note,

@@ -65,7 +65,9 @@ def reference_open_questions(reference: Path, config: dict) -> str | None:
     ]
     if not located or not all(p.exists() for p in located):
         return None
-    return open_questions_report({p.stem: pd.read_csv(p) for p in located})
+    return open_questions_report(
+        {p.stem: pd.read_csv(p) for p in located}, f"{reference.resolve().name}/tables"
+    )
 
 
 def answered_questions(reference: Path, plan) -> list[str]:
