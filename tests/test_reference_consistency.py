@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
-from gatedrnn.reference import load_config, reference_ledger, reference_scoreboard
+from gatedrnn.reference import load_config, page_ledger, reference_ledger, reference_scoreboard
 from gatedrnn.report.protocol_page import PROTOCOL_BEGIN, PROTOCOL_END, render_protocol_section
 from gatedrnn.report.results_page import (
     README_BEGIN,
@@ -23,15 +23,37 @@ REFERENCE = REPO / "reference"
 MANIFEST = REFERENCE / "manifest.json"
 
 
+def _ledger():
+    return page_ledger(REFERENCE, load_config([str(REPO / "config/config.yaml")]), REPO)
+
+
 def test_the_results_page_is_rendered_from_the_reference():
     page = (REPO / "docs/results.md").read_text()
-    assert page == render_results_page(REFERENCE, REPO), "run `python -m gatedrnn.reference pages`"
+    assert page == render_results_page(REFERENCE, REPO, _ledger()), "run `python -m gatedrnn.reference pages`"
 
 
 def test_the_readme_summary_is_rendered_from_the_reference():
     readme = (REPO / "README.md").read_text()
     block = README_BEGIN + readme.split(README_BEGIN, 1)[1].split(README_END, 1)[0] + README_END
-    assert block == render_readme_summary(REFERENCE), "run `python -m gatedrnn.reference pages`"
+    assert block == render_readme_summary(REFERENCE, _ledger()), "run `python -m gatedrnn.reference pages`"
+
+
+def test_the_results_page_shows_every_figure_and_the_study_beside_each_claim_table():
+    """Every figure of reference/ inline, and every table the ledger reads from with a
+    published column beside ours (a row per claim, its verdict)."""
+    ledger = _ledger()
+    page = (REPO / "docs/results.md").read_text()
+    for figure in sorted((REFERENCE / "figures").glob("*.png")):
+        assert f"](../reference/figures/{figure.name})" in page, figure.name
+    if ledger is None:
+        return
+    for table in sorted({Path(t).name for t in ledger["table"]}):
+        if (REFERENCE / "tables" / table).exists():
+            section = page.split(f"(`reference/tables/{table}`)", 1)
+            assert len(section) == 2, f"{table} has no section on the page"
+            assert "| quantity | published | ours | band | verdict |" in section[1].split("\n### ", 1)[0], (
+                table
+            )
 
 
 def test_the_readme_protocol_section_is_rendered_from_the_reference():

@@ -220,15 +220,18 @@ def run(argv: list[str] | None = None) -> int:
         page, readme = _new_file("--page", args.page), _file("--readme", args.readme)
         config = _config(args.configfile)
         notes = reference / "README.md"
+        ledger = tables.page_ledger(reference, config, Path.cwd())
         try:
-            text = replace_readme_summary(readme.read_text(), render_readme_summary(reference))
+            text = replace_readme_summary(readme.read_text(), render_readme_summary(reference, ledger))
             text = replace_protocol_section(text, render_protocol_section(reference, Path.cwd()))
             section = another_cpu.render_another_cpu_section(reference, config, Path.cwd())
             notes_text = replace_block(notes.read_text(), another_cpu.BEGIN, another_cpu.END, section,
                                        str(notes))  # fmt: skip
         except ValueError as err:  # a README without its generated blocks
             raise BadArgument(f"--readme {args.readme} or --reference {args.reference}: {err}") from err
-        write_whole({page: render_results_page(reference), readme: text, notes: notes_text})
+        write_whole(
+            {page: render_results_page(reference, Path.cwd(), ledger), readme: text, notes: notes_text}
+        )
         print(f"wrote {args.page}, the summary in {args.readme} and {notes}'s section Another CPU model")
         return 0
     if args.command == "collect-another-cpu":

@@ -7,14 +7,19 @@ from __future__ import annotations
 from pathlib import Path
 
 
-def reference_ledger(reference: Path, config: dict, workflow: Path, overlay: Path | None = None):
+def reference_ledger(
+    reference: Path, config: dict, workflow: Path, overlay: Path | None = None, partial: bool = False
+):
     """The claims ledger of ``reference/``'s tables: the same claims and the same
     :func:`gatedrnn.claims.build_ledger` as the ``claims`` rule, each table the rule
     reads (``results/tables/x.csv``) read from ``reference/tables/x.csv`` instead, or
     from ``overlay/x.csv`` where the overlay directory has it (another run's tables
     in place of the reference's). None while a table it needs is not in the
-    reference yet (a stage to come). A question newer than the reference run
-    (:func:`answered_questions`) is left out."""
+    reference yet (a stage to come); with ``partial``, the claims whose tables are in
+    (None if there are none), for the results page of a run still being made. A
+    question newer than the reference run (:func:`answered_questions`) is left out."""
+    import dataclasses
+
     import pandas as pd
 
     from gatedrnn.claims import build_ledger, claim_tables, ledger_claims, regime_tables
@@ -34,15 +39,38 @@ def reference_ledger(reference: Path, config: dict, workflow: Path, overlay: Pat
         enabled=answered_questions(reference, plan),
         known=list(config["open_questions"]),
     )
-    needed = claim_tables(claims)
     regimes = regime_tables(claims) if plan.sweep_points else []
-
+    if partial:
+        claims = [c for c in claims if all(locate(path).exists() for path in claim_tables([c]))]
+        kept = {c.id for c in claims}
+        # a value whose finding is still to come is reported without it
+        claims = [c if c.finding in (None, *kept) else dataclasses.replace(c, finding=None) for c in claims]
+        regimes = [path for path in regimes if locate(path).exists()]
+        if not claims:
+            return None
+    needed = claim_tables(claims)
     located = {path: locate(path) for path in [*needed, *regimes]}
     if not all(p.exists() for p in located.values()):
         return None
     tables = {path: pd.read_csv(located[path]) for path in needed}
     regime_table = pd.read_csv(located[regimes[0]]) if regimes else None
     return build_ledger(claims, tables, plan.claim_models, regime_table)
+
+
+def page_ledger(reference: Path, config: dict, workflow: Path):
+    """The ledger the results page shows: ``reference/claims.csv`` once every stage is
+    in, else the partial ledger of the stages collected so far (as its CSV reads back)."""
+    import io
+
+    import pandas as pd
+
+    committed = reference / "claims.csv"
+    if committed.exists():
+        return pd.read_csv(committed, keep_default_na=False)
+    ledger = reference_ledger(reference, config, workflow, partial=True)
+    if ledger is None:
+        return None
+    return pd.read_csv(io.StringIO(ledger.to_csv(index=False)), keep_default_na=False)
 
 
 def reference_open_questions(reference: Path, config: dict) -> str | None:

@@ -1,0 +1,164 @@
+"""The study's numbers beside the reference run's, for docs/results.md and the README:
+each table's claims (published value, ours, band, verdict) read from the claims
+ledger, the first screen that answers "does it reproduce?", and where each figure
+is shown. Every number is a cell of the ledger, which the ledger code computed
+from ``reference/tables/``; nothing here is typed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from gatedrnn.claims.ledger import COUNTS, summary_line
+from gatedrnn.claims.render import FAMILIES
+
+# figure -> the table whose section shows it (the table it draws, or the first of them)
+FIGURE_TABLES = {
+    "highway.png": "highway.csv",
+    "grad_reach_init.png": "grad_reach_init.csv",
+    "lstm_cell_decay.png": "lstm_cell_decay.csv",
+    "gru_vs_lstm_gates.png": "unit_half_lives.csv",
+    "hidden_perturbation_decay.png": "hidden_perturbation_decay.csv",
+    "val_loss_curves.png": "val_loss_curves.csv",
+    "forget_bias_sweep.png": "forget_bias_sweep.csv",
+    "regime_sensitivity.png": "regime_sensitivity.csv",
+    "split_by_width.png": "split_by_width.csv",
+    "longer_training.png": "longer_training.csv",
+    "protocol_scoreboard.png": "protocol_scoreboard.csv",
+}
+# The figure the first screen shows: the study's central comparison, GRU against LSTM.
+HEADLINE_FIGURE = "val_loss_curves.png"
+# The findings the study is known for (claim ids of workflow/resources/published.yaml):
+# forget gate near 0.5, half-lives of about a character, no coupling of i and f, the
+# GRU ahead at the same budget, and that lead half from structure, half from width.
+HEADLINE_FINDINGS = (
+    "C2.finding.forget_mean_near_half",
+    "C3.finding.half_life_median_short",
+    "D2.finding.not_coupled",
+    "D3.finding.gru_budget_beats_lstm",
+    "D4.finding.about_half_and_half",
+)
+
+
+def _cell(value) -> str:
+    text = str(value).strip()
+    return text.replace("|", "\\|") if text else "–"
+
+
+def _rows(frame: pd.DataFrame, columns: dict[str, str]) -> list[str]:
+    """A Markdown table of ``frame``'s ``columns`` (name -> heading), cells as the ledger wrote them."""
+    lines = ["| " + " | ".join(columns.values()) + " |", "|" + "|".join("---" for _ in columns) + "|"]
+    for _, row in frame.iterrows():
+        lines.append("| " + " | ".join(_cell(row[name]) for name in columns) + " |")
+    return lines
+
+
+def verdict_cell(row) -> str:
+    """``differs; finding holds``: the row's verdict, and that of the finding it bears on."""
+    return row["verdict"] + (f"; finding {row['finding']}" if str(row["finding"]).strip() else "")
+
+
+def claims_of_table(ledger: pd.DataFrame | None, table: str) -> pd.DataFrame:
+    """The ledger's rows read from ``table`` (a file name under tables/), verdict column filled."""
+    if ledger is None:
+        return pd.DataFrame()
+    rows = ledger[ledger["table"].map(lambda path: Path(str(path)).name == table)].copy()
+    rows["verdict_shown"] = [verdict_cell(row) for _, row in rows.iterrows()]
+    return rows
+
+
+def published_beside_ours(ledger: pd.DataFrame | None, table: str) -> list[str]:
+    """The study's values beside ours for one table: one row per claim read from it."""
+    rows = claims_of_table(ledger, table)
+    if rows.empty:
+        return []
+    columns = {"description": "quantity", "published": "published", "reproduced": "ours",
+               "band": "band", "verdict_shown": "verdict"}  # fmt: skip
+    intro = (
+        "The study beside this run (a trained value is the median over seeds; the claims ledger's verdicts):"
+    )
+    return [intro, "", *_rows(rows, columns), ""]
+
+
+def figure_lines(reference: Path, figure: str, prefix: str = "../reference/figures") -> list[str]:
+    """The figure inline, where the reference has it."""
+    if not (reference / "figures" / figure).exists():
+        return []
+    name = figure.removesuffix(".png").replace("_", " ")
+    return [f"![{name}]({prefix}/{figure})", "", f"*Figure: `reference/figures/{figure}`.*", ""]
+
+
+def figures_of_table(reference: Path, table: str) -> list[str]:
+    lines = []
+    for figure, shown_with in FIGURE_TABLES.items():
+        if shown_with == table:
+            lines += figure_lines(reference, figure)
+    return lines
+
+
+def unplaced_figures(reference: Path, placed_tables: set[str]) -> list[str]:
+    """Figures of the reference whose table has no section on the page (shown at its end)."""
+    figures = sorted(p.name for p in (reference / "figures").glob("*.png"))
+    return [f for f in figures if FIGURE_TABLES.get(f) not in placed_tables]
+
+
+def family_counts_table(ledger: pd.DataFrame) -> list[str]:
+    """One row per family: the ledger's counts (claims.ledger.COUNTS), zero columns left out."""
+    families = sorted(ledger["experiment"].str[0].unique())
+    counts = {label: [] for label, _, _ in COUNTS}
+    for family in families:
+        rows = ledger[ledger["experiment"].str[0] == family]
+        for label, kind, verdicts in COUNTS:
+            counts[label].append(int((rows["kind"].eq(kind) & rows["verdict"].isin(verdicts)).sum()))
+    shown = [label for label in counts if any(counts[label])]
+    frame = pd.DataFrame({"family": [f"{f}. {FAMILIES.get(f, f)}" for f in families]}
+                         | {label: counts[label] for label in shown})  # fmt: skip
+    frame.loc[len(frame)] = ["all", *(sum(counts[label]) for label in shown)]
+    return _rows(frame.astype(str), {c: c for c in frame.columns})
+
+
+def findings_table(rows: pd.DataFrame) -> list[str]:
+    columns = {"id": "claim", "description": "finding", "published": "the study",
+               "reproduced": "this run", "verdict": "verdict"}  # fmt: skip
+    return _rows(rows.assign(id=rows["id"].map(lambda i: f"`{i}`")), columns)
+
+
+def headline_findings(ledger: pd.DataFrame) -> pd.DataFrame:
+    rows = ledger.set_index("id", drop=False)
+    return rows.loc[[i for i in HEADLINE_FINDINGS if i in rows.index]]
+
+
+def first_screen(reference: Path, ledger: pd.DataFrame | None, complete: bool) -> list[str]:
+    """ "Does it reproduce?": the ledger's counts per family, the headline findings with
+    the study's number and ours, every other finding that fails, the headline figure."""
+    out = ["## Does it reproduce?", ""]
+    if ledger is None:
+        return [*out, "No claim can be judged yet: no stage's tables are in `reference/`.", ""]
+    scope = (
+        "every stage is in"
+        if complete
+        else "judged on the stages collected so far; claims whose tables are still to come are left out"
+    )
+    out += [f"The claims ledger, {len(ledger)} claims ({scope}), by family:", "",
+            *family_counts_table(ledger), "",
+            "**The study's headline findings**, the study's numbers beside this run's:", "",
+            *findings_table(headline_findings(ledger)), ""]  # fmt: skip
+    others = ledger[ledger["rule"].eq("direction") & ledger["verdict"].eq("fails")
+                    & ~ledger["id"].isin(HEADLINE_FINDINGS)]  # fmt: skip
+    if not others.empty:
+        out += ["**Other findings that fail here:**", "", *findings_table(others), ""]
+    out += figure_lines(reference, HEADLINE_FIGURE)
+    return out
+
+
+def readme_findings(ledger: pd.DataFrame | None) -> list[str]:
+    """The README's short form: each headline finding in one line, the study's number and ours."""
+    if ledger is None:
+        return []
+    lines = [f"The claims ledger: {summary_line(ledger)}.", ""]
+    for _, row in headline_findings(ledger).iterrows():
+        lines.append(f"- **{row['verdict']}**: {row['description']}. Study: {row['published']}; "
+                     f"this run: {row['reproduced']}.")  # fmt: skip
+    return lines
