@@ -367,10 +367,16 @@ def test_collect_refuses_a_checkout_with_uncommitted_changes_and_writes_nothing(
     subprocess.run([*git, "add", "tracked.txt"], check=True)
     subprocess.run([*git, "commit", "-q", "-m", "one"], check=True)
     results = fake_run(tmp_path)
-    out = tmp_path / "reference"
+    out = repo / "reference"
     collect(results, out, "study", {}, tmp_path / "data/corpus.json", repo)  # clean: collected
+    subprocess.run([*git, "add", "reference"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "study"], check=True)
+    (results / "tables" / "u.csv").write_text("model,seed,loss\nlstm_w8,0,1.6\n")
+    # what collect itself changes in the folder it collects into is no uncommitted code
+    manifest = collect(results, out, "regimes", {}, tmp_path / "data/corpus.json", repo)
+    assert not manifest["stages"]["regimes"]["commit"].endswith("-dirty")
     before = (out / "manifest.json").read_bytes()
     (repo / "tracked.txt").write_text("two\n")
     with pytest.raises(ValueError, match="uncommitted changes"):
-        collect(results, out, "regimes", {}, tmp_path / "data/corpus.json", repo)
+        collect(results, out, "questions", {}, tmp_path / "data/corpus.json", repo)
     assert (out / "manifest.json").read_bytes() == before

@@ -148,7 +148,7 @@ def run(argv: list[str] | None = None) -> int:
         reference = _directory("--reference", args.reference, REFERENCE_HOLDS)
         config = _config(args.configfile)
         try:
-            manifest.clean_commit(Path.cwd())  # before any file is written
+            manifest.clean_commit(Path.cwd(), reference)  # before any file is written
         except ValueError as err:
             print(f"ERROR: {err}", file=sys.stderr)
             return 1

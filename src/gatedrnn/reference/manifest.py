@@ -28,20 +28,30 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
-def git_commit(repo: Path) -> str:
+def git_commit(repo: Path, outside: Path | None = None) -> str:
+    """HEAD, with ``-dirty`` if a tracked file has uncommitted changes (those under
+    ``outside``, the folder being collected into, do not count: they are its output)."""
+    pathspec = []
+    if outside is not None:
+        try:
+            inside = Path(outside).resolve().relative_to(Path(repo).resolve())
+            pathspec = ["--", ".", f":(exclude){inside.as_posix()}"] if inside.parts else []
+        except ValueError:  # a folder outside the checkout
+            pathspec = []
     try:
         out = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True)
-        dirty = subprocess.run(["git", "-C", str(repo), "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True).stdout.strip()  # fmt: skip
+        status = ["git", "-C", str(repo), "status", "--porcelain", "--untracked-files=no", *pathspec]
+        dirty = subprocess.run(status, capture_output=True, text=True).stdout.strip()
         return out.stdout.strip() + ("-dirty" if dirty else "")
     except OSError:
         return "unknown"
 
 
-def clean_commit(repo: Path) -> str:
-    """The checkout's commit; refused (ValueError) while it has uncommitted changes: a
-    stage made from a dirty tree names a commit that cannot rebuild it."""
-    commit = git_commit(repo)
+def clean_commit(repo: Path, out: Path | None = None) -> str:
+    """The checkout's commit; refused (ValueError) while it has uncommitted changes
+    outside ``out`` (the folder collected into): a stage made from a dirty tree names a
+    commit that cannot rebuild it."""
+    commit = git_commit(repo, out)
     if commit.endswith("-dirty"):
         raise ValueError(
             f"the checkout {repo} has uncommitted changes (git status), so no commit could rebuild "
@@ -209,7 +219,7 @@ def collect(
     provenance = json.loads(corpus_provenance.read_text()) if corpus_provenance.exists() else {}
     machine = this_machine(config)
     record = {
-        "commit": clean_commit(repo),
+        "commit": clean_commit(repo, out),
         "collected": datetime.now(UTC).isoformat(timespec="seconds"),
         "config": config,
         "files": copied,
@@ -310,7 +320,7 @@ def record_derived(out: Path, stage: str, files: list[str], repo: Path, note: st
         owner[name] = stage
     manifest["files"] = owner
     manifest["stages"][stage] = {
-        "commit": clean_commit(repo),
+        "commit": clean_commit(repo, out),
         "collected": datetime.now(UTC).isoformat(timespec="seconds"),
         "files": sorted(files),
         "note": note,
