@@ -1,0 +1,80 @@
+"""The study's values on the figures (gatedrnn.report.published_marks): read from
+workflow/resources/published.yaml, never typed into the code, and drawn by the figure
+functions as artists labelled as the study's. The expected numbers below are read from
+the YAML file itself, so an edit of published.yaml moves them with it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import yaml
+from conftest import REPO
+
+from gatedrnn.claims.load import flatten_groups
+from gatedrnn.report.published_marks import Published, StudyValue, study_label
+
+PUBLISHED = REPO / "workflow" / "resources" / "published.yaml"
+MODELS = {
+    "reference_lstm": "lstm_w325",
+    "width_matched_gru": "gru_w325",
+    "budget_matched_gru": "gru_budget325",
+    "budget_matched_rnn": "rnn_budget325",
+}
+
+
+@pytest.fixture(scope="module")
+def published() -> Published:
+    return Published.load(PUBLISHED, MODELS)
+
+
+@pytest.fixture(scope="module")
+def yaml_values() -> dict[str, object]:
+    """``id -> published`` straight from the YAML (groups flattened), not via the loader."""
+    entries = flatten_groups(yaml.safe_load(PUBLISHED.read_text())["claims"])
+    return {entry["id"]: entry["published"] for entry in entries}
+
+
+# --------------------------------------------------------------------------- the helper
+
+
+@pytest.mark.parametrize(
+    "claim_id",
+    [
+        "A1.highway.tau10.forget0.9",
+        "D3.gru_vs_lstm.lstm.median",
+        "D4.gru_advantage_split.structure",
+        "D5.unit_half_lives.gru.median",
+        "E1.hidden_perturbation_decay.rnn.half_life",
+    ],
+)
+def test_the_helper_returns_published_yaml_s_value_for_a_claim_id(published, yaml_values, claim_id):
+    assert published.get(claim_id).number == pytest.approx(float(yaml_values[claim_id]), rel=1e-12)
+
+
+def test_a_value_is_found_by_the_cell_it_is_judged_on(published, yaml_values):
+    value = published.one("gru_vs_lstm.csv", "seed_*", agg="median", model="gru_budget325")
+    assert value.claim_id == "D3.gru_vs_lstm.gru_budget.median"  # placeholders filled
+    seeds = published.one("results/tables/gru_vs_lstm.csv", "seed_*", agg=None, model="gru_budget325")
+    assert seeds.seeds == tuple(yaml_values["D3.gru_vs_lstm.gru_budget.seeds"])
+    assert seeds.number == pytest.approx(float(np.median(yaml_values["D3.gru_vs_lstm.gru_budget.seeds"])))
+    highway = published.find("highway.csv", "forget_0.99")
+    assert [v.where["distance"] for v in highway] == [10, 47, 100, 500]
+    assert (
+        published.one("highway.csv", "forget_0.99", distance=47.0).claim_id == "A1.highway.tau47.forget0.99"
+    )
+    with pytest.raises(ValueError, match="published values"):
+        published.one("highway.csv", "forget_0.99")  # four: the figure would have to choose
+
+
+def test_findings_and_texts_are_not_values(published):
+    assert published.get("E3.finding.open_forget_gate_hurts_loss") is None  # a direction: no number
+    assert published.get("A5.gru_reset_placement_check.condition_holds") is None  # text
+    assert published.find("forget_bias_sweep.csv", "best_val_loss") == []
+    assert len(Published()) == 0
+
+
+def test_a_label_names_the_experiment_and_the_formula():
+    formula = StudyValue("X.a", "A1", 0.5, "", "t.csv", "c", source="formula")
+    spec = StudyValue("D3.b", "D3", 1.5, "", "t.csv", "c")
+    assert study_label(formula) == "study (A1; spec's formula)"
+    assert study_label([spec, spec], "loss", "median of 3 seeds") == "study (D3; median of 3 seeds): loss"
