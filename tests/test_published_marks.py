@@ -6,12 +6,14 @@ the YAML file itself, so an edit of published.yaml moves them with it."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 import yaml
 from conftest import REPO
 
 from gatedrnn.claims.load import flatten_groups
-from gatedrnn.report.published_marks import Published, StudyValue, study_label
+from gatedrnn.report import study
+from gatedrnn.report.published_marks import STUDY, Published, StudyValue, study_label
 
 PUBLISHED = REPO / "workflow" / "resources" / "published.yaml"
 MODELS = {
@@ -32,6 +34,26 @@ def yaml_values() -> dict[str, object]:
     """``id -> published`` straight from the YAML (groups flattened), not via the loader."""
     entries = flatten_groups(yaml.safe_load(PUBLISHED.read_text())["claims"])
     return {entry["id"]: entry["published"] for entry in entries}
+
+
+def drawn(monkeypatch, module):
+    """Capture the figure a plotting function saves (instead of writing it)."""
+    figures = []
+    monkeypatch.setattr(module, "save_figure", lambda fig, path: figures.append(fig))
+    return figures
+
+
+def study_lines(fig):
+    """Every line artist of the figure that draws a study value (``gid`` "study")."""
+    return [line for ax in fig.axes for line in ax.get_lines() if line.get_gid() == STUDY]
+
+
+def legend_texts(fig) -> list[str]:
+    texts = []
+    for ax in fig.axes:
+        if (legend := ax.get_legend()) is not None:
+            texts += [legend.get_title().get_text(), *(t.get_text() for t in legend.get_texts())]
+    return texts
 
 
 # --------------------------------------------------------------------------- the helper
@@ -78,3 +100,59 @@ def test_a_label_names_the_experiment_and_the_formula():
     spec = StudyValue("D3.b", "D3", 1.5, "", "t.csv", "c")
     assert study_label(formula) == "study (A1; spec's formula)"
     assert study_label([spec, spec], "loss", "median of 3 seeds") == "study (D3; median of 3 seeds): loss"
+
+
+# --------------------------------------------------------------------------- the figures
+
+
+def curves(models=("lstm_w325", "gru_budget325", "gru_w325", "rnn_budget325")):
+    rows = []
+    for k, model in enumerate(models):
+        for seed in (0, 1):
+            for step in range(0, 850, 50):
+                rows.append((model, model[:3], 325 + k, seed, step, 2.4 - step / 1000 - 0.01 * k))
+    return pd.DataFrame(rows, columns=["model", "cell", "width", "seed", "step", "val_loss"])
+
+
+def test_the_validation_curves_mark_the_study_s_best_losses(monkeypatch, published, yaml_values):
+    figures = drawn(monkeypatch, study)
+    marked = study.plot_val_loss_curves(curves(), "unused.png", published)
+    assert set(marked) == {
+        "D3.gru_vs_lstm.lstm.median",
+        "D3.gru_vs_lstm.gru_budget.median",
+        "D3.gru_vs_lstm.gru_w325.median",
+    }
+    lines = study_lines(figures[0])
+    levels = sorted(float(line.get_ydata()[0]) for line in lines)
+    assert levels == sorted(float(yaml_values[i]) for i in marked)
+    assert "study (D3; median of 3 seeds): best val. loss" in legend_texts(figures[0])
+    # without published values nothing is marked
+    assert study.plot_val_loss_curves(curves(), "unused.png") == []
+    assert study_lines(figures[1]) == []
+
+
+def test_the_highway_marks_every_formula_value(monkeypatch, published, yaml_values):
+    figures = drawn(monkeypatch, study)
+    distances = [1, 10, 47, 100, 500]
+    highway = pd.DataFrame({"distance": distances, "forget_0.9": [0.9**d for d in distances]})
+    biases = pd.DataFrame({"forget_bias": [0], "sigmoid": [0.5], "after_10": [0.5**10]})
+    marked = study.plot_highway(highway, biases, "unused.png", published)
+    assert marked == [
+        "A1.highway.tau10.forget0.9",
+        "A1.highway.tau47.forget0.9",
+        "A1.highway.tau100.forget0.9",
+        "A1.highway.tau500.forget0.9",
+        "A2.forget_bias_init.b0.sigmoid",
+        "A2.forget_bias_init.b0.after_10",
+    ]
+    assert "study (A1; spec's formula)" in legend_texts(figures[0])
+    left = study_lines(figures[0])[0]
+    assert list(left.get_xdata()) == [10, 47, 100, 500]
+    assert list(left.get_ydata()) == [float(yaml_values[i]) for i in marked[:4]]
+
+
+def test_a_marked_figure_is_byte_stable(tmp_path, published):
+    paths = [tmp_path / "a.png", tmp_path / "b.png"]
+    for path in paths:
+        study.plot_val_loss_curves(curves(), path, published)
+    assert paths[0].read_bytes() == paths[1].read_bytes()
