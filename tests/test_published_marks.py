@@ -12,7 +12,7 @@ import yaml
 from conftest import REPO
 
 from gatedrnn.claims.load import flatten_groups
-from gatedrnn.report import study
+from gatedrnn.report import gates, study
 from gatedrnn.report.published_marks import STUDY, Published, StudyValue, study_label
 
 PUBLISHED = REPO / "workflow" / "resources" / "published.yaml"
@@ -149,6 +149,29 @@ def test_the_highway_marks_every_formula_value(monkeypatch, published, yaml_valu
     left = study_lines(figures[0])[0]
     assert list(left.get_xdata()) == [10, 47, 100, 500]
     assert list(left.get_ydata()) == [float(yaml_values[i]) for i in marked[:4]]
+
+
+def test_the_forget_bias_sweep_marks_the_default_initialisation_only(monkeypatch, published, yaml_values):
+    figures = drawn(monkeypatch, gates)
+    sweep = pd.DataFrame(
+        {
+            "model": "lstm_w325",
+            "forget_bias": [0.0, 0.0, 3.0, 3.0],
+            "seed": [0, 1, 0, 1],
+            "init": ["pytorch_default"] * 2 + ["forget_bias"] * 2,
+            "best_val_loss": [1.6, 1.7, 1.8, 1.9],
+            "state_half_life": [2.0, 2.5, 1.5, float("nan")],
+            "grad_half_distance": [1.0, 1.2, 3.0, 20.0],
+        }
+    )
+    marked = gates.plot_forget_bias_sweep(sweep, "unused.png", published)
+    assert marked == ["D3.gru_vs_lstm.lstm.median", "E1.hidden_perturbation_decay.lstm.half_life"]
+    points = study_lines(figures[0])
+    assert any(text.startswith("study (D3") for text in legend_texts(figures[0]))
+    assert [(list(p.get_xdata()), list(p.get_ydata())) for p in points] == [
+        ([0.0], [float(yaml_values[marked[0]])]),
+        ([0.0], [float(yaml_values[marked[1]])]),
+    ]
 
 
 def test_a_marked_figure_is_byte_stable(tmp_path, published):
