@@ -12,7 +12,7 @@ import yaml
 from conftest import REPO
 
 from gatedrnn.claims.load import flatten_groups
-from gatedrnn.report import gates, study
+from gatedrnn.report import gates, questions, study
 from gatedrnn.report.published_marks import STUDY, Published, StudyValue, study_label
 
 PUBLISHED = REPO / "workflow" / "resources" / "published.yaml"
@@ -172,6 +172,27 @@ def test_the_forget_bias_sweep_marks_the_default_initialisation_only(monkeypatch
         ([0.0], [float(yaml_values[marked[0]])]),
         ([0.0], [float(yaml_values[marked[1]])]),
     ]
+
+
+def test_the_split_by_width_adds_the_study_s_bar_beside_the_reference_width(
+    monkeypatch, published, yaml_values
+):
+    figures = drawn(monkeypatch, questions)
+    table = pd.DataFrame(
+        {
+            "reference_width": [128, 128, 325, 325],
+            "component": ["structure", "width"] * 2,
+            "loss_difference": [0.05, 0.03, 0.04, 0.01],
+            "share_of_total": [0.625, 0.375, 0.8, 0.2],
+        }
+    )
+    marked = questions.plot_split_by_width(table, "unused.png", published, reference_width=325)
+    assert marked == ["D4.gru_advantage_split.structure", "D4.gru_advantage_split.width"]
+    ax = figures[0].axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["128", "325", "study\n(D4)"]
+    heights = [round(p.get_height(), 6) for p in ax.patches if p.get_gid() == STUDY]
+    assert heights == [round(float(yaml_values[i]), 6) for i in marked]
+    assert questions.plot_split_by_width(table, "unused.png", published, reference_width=24) == []
 
 
 def test_a_marked_figure_is_byte_stable(tmp_path, published):
