@@ -118,7 +118,11 @@ def plot_longer_training(
     left.set_xlabel("training step (steps)")
     left.set_ylabel("validation loss (nats/char)")
     left.set_title("Validation loss, one line per seed")
-    left.set_ylim(top=min(left.get_ylim()[1], 2.0))
+    # from a quarter of the default protocol on: the first evaluations would flatten the rest
+    shown = curves[(curves["regime_steps"] == longest) & (curves["step"] >= table["base_steps"].min() / 4)]
+    if not shown.empty:
+        low, high = left.get_ylim()
+        left.set_ylim(low, min(high, shown["val_loss"].max() + 0.05 * (high - low)))
 
     medians = table.groupby(["model", "steps"], sort=False).median(numeric_only=True).reset_index()
     gates = []
