@@ -195,6 +195,29 @@ def test_the_split_by_width_adds_the_study_s_bar_beside_the_reference_width(
     assert questions.plot_split_by_width(table, "unused.png", published, reference_width=24) == []
 
 
+def test_longer_training_marks_the_gate_means_half_lives_and_losses(monkeypatch, published, yaml_values):
+    figures = drawn(monkeypatch, questions)
+    runs = [("lstm_w325", "lstm", "forget"), ("gru_budget325", "gru", "update")]
+    table = pd.DataFrame(
+        [(m, c, g, steps, 800, 0.5, 1.0) for m, c, g in runs for steps in (800, 3200)],
+        columns=["model", "cell", "keep_gate", "steps", "base_steps", "keep_gate_mean", "half_life_median"],
+    )
+    long_curves = curves([m for m, _, _ in runs]).assign(regime_steps=3200)
+    marked = questions.plot_longer_training(long_curves, table, "unused.png", published)
+    assert marked == [
+        "D3.gru_vs_lstm.lstm.median",
+        "D3.gru_vs_lstm.gru_budget.median",
+        "C2.lstm_gates.forget.mean",
+        "D5.unit_half_lives.lstm.median",
+        "D1.gru_gates.update.mean",
+        "D5.unit_half_lives.gru.median",
+    ]
+    levels = [float(line.get_ydata()[0]) for line in study_lines(figures[0])]
+    assert sorted(levels) == sorted(float(yaml_values[i]) for i in marked)
+    legend = figures[0].legends[0]
+    assert any(t.get_text().startswith("study (C2, D1, D3, D5)") for t in legend.get_texts())
+
+
 def test_a_marked_figure_is_byte_stable(tmp_path, published):
     paths = [tmp_path / "a.png", tmp_path / "b.png"]
     for path in paths:
