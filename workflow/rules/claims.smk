@@ -4,8 +4,8 @@
 # both files when the DAG is built, so `snakemake results/claims.csv` runs what the
 # ledger needs.
 
-
-include: "claims_common.smk"
+# (claims_common.smk, where the claims files are, is included by common.smk: the figure
+# rules read published.yaml too.)
 
 
 rule claims:

@@ -138,6 +138,8 @@ rule highway_figure:
     conda:
         ENV
     params:
-        code=code_version("highway_figure.py"),
+        code=code_version("highway_figure.py", data=[PUBLISHED_CLAIMS]),
+        published=PUBLISHED_CLAIMS,
+        models=PLAN.claim_models,
     script:
         "../scripts/highway_figure.py"

@@ -251,3 +251,8 @@ onstart:
             )
     else:
         _RUN_LOCK.append(fd)  # held until this process exits
+
+
+# Where the claims files are (PUBLISHED_CLAIMS, ...): the claims rules and the figure
+# rules that mark the study's values read published.yaml.
+include: "claims_common.smk"

@@ -241,7 +241,9 @@ rule lstm_cell_decay_figure:
     conda:
         ENV
     params:
-        code=code_version("gate_figure.py"),
+        code=code_version("gate_figure.py", data=[PUBLISHED_CLAIMS]),
+        published=PUBLISHED_CLAIMS,
+        models=PLAN.claim_models,
         figure="lstm_cell_decay",
     script:
         "../scripts/gate_figure.py"
@@ -261,7 +263,9 @@ rule gru_vs_lstm_gates_figure:
     conda:
         ENV
     params:
-        code=code_version("gate_figure.py"),
+        code=code_version("gate_figure.py", data=[PUBLISHED_CLAIMS]),
+        published=PUBLISHED_CLAIMS,
+        models=PLAN.claim_models,
         figure="gru_vs_lstm_gates",
     script:
         "../scripts/gate_figure.py"
@@ -281,7 +285,9 @@ rule hidden_perturbation_decay_figure:
     conda:
         ENV
     params:
-        code=code_version("gate_figure.py"),
+        code=code_version("gate_figure.py", data=[PUBLISHED_CLAIMS]),
+        published=PUBLISHED_CLAIMS,
+        models=PLAN.claim_models,
         figure="hidden_perturbation_decay",
     script:
         "../scripts/gate_figure.py"
@@ -297,7 +303,9 @@ rule forget_bias_sweep_figure:
     conda:
         ENV
     params:
-        code=code_version("gate_figure.py"),
+        code=code_version("gate_figure.py", data=[PUBLISHED_CLAIMS]),
+        published=PUBLISHED_CLAIMS,
+        models=PLAN.claim_models,
         figure="forget_bias_sweep",
     script:
         "../scripts/gate_figure.py"

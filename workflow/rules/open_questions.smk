@@ -177,7 +177,11 @@ rule split_by_width_figure:
     conda:
         ENV
     params:
-        code=code_version("open_question_figure.py"),
+        code=code_version("open_question_figure.py", data=[PUBLISHED_CLAIMS]),
+        published=PUBLISHED_CLAIMS,
+        models=PLAN.claim_models,
+        # the width the ledger judges D4 at (the grid's reference LSTM)
+        reference_width=PLAN.reference_width,
         figure="split_by_width",
     script:
         "../scripts/open_question_figure.py"
@@ -194,7 +198,9 @@ rule longer_training_figure:
     conda:
         ENV
     params:
-        code=code_version("open_question_figure.py"),
+        code=code_version("open_question_figure.py", data=[PUBLISHED_CLAIMS]),
+        published=PUBLISHED_CLAIMS,
+        models=PLAN.claim_models,
         figure="longer_training",
     script:
         "../scripts/open_question_figure.py"

@@ -84,6 +84,8 @@ rule val_loss_curves_figure:
     conda:
         ENV
     params:
-        code=code_version("val_loss_curves_figure.py"),
+        code=code_version("val_loss_curves_figure.py", data=[PUBLISHED_CLAIMS]),
+        published=PUBLISHED_CLAIMS,
+        models=PLAN.claim_models,
     script:
         "../scripts/val_loss_curves_figure.py"

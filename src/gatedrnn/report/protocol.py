@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from gatedrnn.claims.ledger import protocol_windows, windows_of, windows_text
-from gatedrnn.report.style import plt, save_figure
+from gatedrnn.report.style import SMALL, plt, save_figure
 
 # (column, legend label, colour): agreements in greens, disagreements in reds.
 TALLY_BARS = [
@@ -39,16 +40,18 @@ def plot_scoreboard(table: pd.DataFrame, confirmation: pd.DataFrame, path) -> No
     labels = [regime_label(row, windows) for row in table.to_dict("records")]
     y = np.arange(len(table))[::-1]  # rank 1 at the top
     fig, (left, right) = plt.subplots(
-        1, 2, figsize=(11, 0.32 * len(table) + 1.6), sharey=True, gridspec_kw={"width_ratios": [3, 2]}
+        1, 2, figsize=(11, 0.34 * len(table) + 2.4), sharey=True, gridspec_kw={"width_ratios": [3, 2]}
     )
     start = np.zeros(len(table))
     for column, label, colour in TALLY_BARS:
         values = table[column].to_numpy(dtype=float)
         left.barh(y, values, left=start, color=colour, label=label, height=0.7)
         start += values
-    left.set_yticks(y, labels, fontsize=7)
-    left.set_xlabel("trained claims judged under the regime")
-    left.legend(fontsize=7, loc="lower right")
+    left.set_yticks(y, labels, fontsize=SMALL)
+    left.set_ylim(-0.6, len(table) - 0.4)
+    left.set_xlabel("trained claims judged under the regime (count)")
+    left.set_title("Verdicts per regime (best regime at the top)")
+    left.legend(loc="upper center", bbox_to_anchor=(0.5, -0.11), ncol=3, frameon=False)
     right.scatter(table["band_distance"], y, color="black", s=14, label="first seeds")
     confirmed = confirmation.set_index("regime")
     labelled = False
@@ -59,10 +62,14 @@ def plot_scoreboard(table: pd.DataFrame, confirmation: pd.DataFrame, path) -> No
                 label=None if labelled else f"{int(confirmed.loc[regime, 'seeds'])} seeds (confirmation)",
             )  # fmt: skip
             labelled = True
-    right.axvline(1.0, color="grey", linestyle=":", linewidth=1)
+    right.axvline(1.0, color="grey", linestyle=":", linewidth=1, label="1: on the band's edge")
     right.set_xscale("log")
-    right.set_xlabel("band distance (RMS; 1 = on the band's edge)")
-    right.legend(fontsize=7, loc="lower right")
-    fig.suptitle("Which protocol reproduces the study: every regime against the published claims", fontsize=9)
+    right.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+    right.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+    right.xaxis.set_minor_formatter(NullFormatter())
+    right.set_xlabel("band distance (RMS, in band half-widths)")
+    right.set_title("Distance from the study's values")
+    right.legend(loc="upper center", bbox_to_anchor=(0.5, -0.11), ncol=1, frameon=False)
+    fig.suptitle("H: which protocol reproduces the study? Every regime against the published claims")
     fig.tight_layout()
     save_figure(fig, path)

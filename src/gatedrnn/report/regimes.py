@@ -1,35 +1,38 @@
 """The regime sweep's figure: every trained-gate statistic against the learning rate,
 and, where the sweep has window axes, against the windows per batch (one line per
-window length), with the published value of each (read from the claims) as a dotted
-line."""
+window length), with the study's published value of each (read from the claims) as a
+dashed black line."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
 import pandas as pd
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from gatedrnn.claims.ledger import protocol_windows
-from gatedrnn.report.style import plt, save_figure
+from gatedrnn.report.published_marks import mark_level
+from gatedrnn.report.style import SMALL, plt, save_figure
 
 # Each row of the figure: (column, axis label) per panel; the GRU has no i and f,
 # so its last panel is the GRU-minus-LSTM loss gap.
 FIGURE_PANELS = {
     "lstm": [
-        ("best_val_loss", "best val loss (nats/char)"),
-        ("gate_mean", "forget gate f, mean"),
-        ("half_life_max", "largest unit half-life (chars)"),
-        ("units_below_half", "units with mean f < 0.5"),
-        ("corr_i_one_minus_f", "corr(i, 1 - f)"),
+        ("best_val_loss", "best val. loss\n(nats/char)"),
+        ("gate_mean", "forget gate f, mean\n(fraction kept)"),
+        ("half_life_max", "largest unit half-life\n(characters)"),
+        ("units_below_half", "units with mean f < 0.5\n(count)"),
+        ("corr_i_one_minus_f", "corr(i, 1 - f)\n(Pearson r)"),
     ],
     "gru": [
-        ("best_val_loss", "best val loss (nats/char)"),
-        ("gate_mean", "update gate z (kept), mean"),
-        ("half_life_max", "largest unit half-life (chars)"),
-        ("units_below_half", "units with mean z < 0.5"),
-        ("gru_minus_lstm", "GRU - LSTM best val loss"),
+        ("best_val_loss", "best val. loss\n(nats/char)"),
+        ("gate_mean", "update gate z, mean\n(fraction kept)"),
+        ("half_life_max", "largest unit half-life\n(characters)"),
+        ("units_below_half", "units with mean z < 0.5\n(count)"),
+        ("gru_minus_lstm", "loss minus the LSTM's\n(nats/char)"),
     ],
 }
+STUDY_LABEL = "study (its published value)"
 
 
 def published_marks(claims, table_path: str) -> dict[tuple[str, str], float]:
@@ -69,14 +72,14 @@ def split_window_axes(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 def plot_regime_sensitivity(table: pd.DataFrame, marks: Mapping, path) -> None:
     """Each statistic against the learning rate (log axis): one row of panels per
-    cell, one line per (optimizer, steps), the published value as a dotted line; then,
-    where the sweep has window axes, one row per cell against the windows per batch,
-    one line per window length."""
+    cell, one line per (optimizer, steps), the study's published value as a dashed
+    black line; then, where the sweep has window axes, one row per cell against the
+    windows per batch, one line per window length."""
     optimizer_rows, window_rows = split_window_axes(table)
     figure_rows = [(cell, panels, "lr") for cell, panels in FIGURE_PANELS.items()]
     if not window_rows.empty:
         figure_rows += [(cell, panels, "batch_size") for cell, panels in FIGURE_PANELS.items()]
-    fig, axes = plt.subplots(len(figure_rows), 5, figsize=(17, 3.2 * len(figure_rows)), squeeze=False)
+    fig, axes = plt.subplots(len(figure_rows), 5, figsize=(11, 2.7 * len(figure_rows) + 0.9), squeeze=False)
     for row, (cell, panels, x) in enumerate(figure_rows):
         rows = optimizer_rows if x == "lr" else window_rows
         rows = rows[rows["cell"] == cell]
@@ -86,15 +89,18 @@ def plot_regime_sensitivity(table: pd.DataFrame, marks: Mapping, path) -> None:
                 ax.plot(line[x], line[column], color=colour, linestyle=style, marker="o", markersize=4,
                         label=line_label)  # fmt: skip
             if (cell, column) in marks:
-                published = marks[(cell, column)]
-                ax.axhline(published, color="black", linestyle=":", linewidth=1.2, label="published")
+                mark_level(ax, marks[(cell, column)], STUDY_LABEL)
             if column == "gru_minus_lstm":
                 ax.axhline(0.0, color="grey", linewidth=0.8)
             ax.set_xscale("log", base=10 if x == "lr" else 2)
             if column == "half_life_max":  # from a few characters to hundreds
                 ax.set_yscale("log")
+                ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+                ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+                ax.yaxis.set_minor_formatter(NullFormatter())
             ax.set_xlabel("learning rate" if x == "lr" else "windows per batch")
-            ax.set_title(f"{cell.upper()}: {label}", fontsize=9)
+            ax.set_title(f"{cell.upper()}: {label}", fontsize=SMALL)
+            ax.tick_params(labelsize=8)
             ax.grid(alpha=0.3)
     handles, labels = axes[0][0].get_legend_handles_labels()
     for ax in axes.ravel():
@@ -102,9 +108,11 @@ def plot_regime_sensitivity(table: pd.DataFrame, marks: Mapping, path) -> None:
             if text not in labels:
                 handles.append(handle)
                 labels.append(text)
-    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 8), fontsize=8, frameon=False)
-    fig.suptitle("Trained-gate statistics across training regimes (regime_sensitivity.csv)", fontsize=11)
-    fig.tight_layout(rect=(0, 0.06 if len(labels) > 8 else 0.05, 1, 0.97))
+    ncol = min(len(labels), 3)
+    fig.legend(handles, labels, loc="lower center", ncol=ncol, frameon=False)
+    fig.suptitle("H: trained-gate statistics across training regimes (regime_sensitivity.csv)")
+    legend_rows = -(-len(labels) // ncol)
+    fig.tight_layout(rect=(0, (0.15 + 0.2 * legend_rows) / fig.get_figheight(), 1, 1))
     save_figure(fig, path)
 
 
