@@ -11,6 +11,8 @@ import pytest
 
 from gatedrnn.reference import collect, read_benchmark
 
+REPO_CONFIG = Path(__file__).resolve().parents[1] / "config" / "config.yaml"
+
 BENCH = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
 
 
@@ -380,3 +382,21 @@ def test_collect_refuses_a_checkout_with_uncommitted_changes_and_writes_nothing(
     with pytest.raises(ValueError, match="uncommitted changes"):
         collect(results, out, "questions", {}, tmp_path / "data/corpus.json", repo)
     assert (out / "manifest.json").read_bytes() == before
+
+
+def test_a_fresh_reference_folder_with_its_readme_alone_takes_a_first_stage(tmp_path, monkeypatch):
+    """Starting reference/ afresh keeps its README (the notes); collect fills the rest."""
+    from gatedrnn.reference.__main__ import main
+
+    results = fake_run(tmp_path)
+    out = tmp_path / "reference"
+    out.mkdir()
+    (out / "README.md").write_text("# notes\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["collect", "--stage", "study", "--results", str(results), "--out", str(out),
+                 "--configfile", str(REPO_CONFIG)]) == 0  # fmt: skip
+    assert (out / "manifest.json").exists() and (out / "README.md").read_text() == "# notes\n"
+    (out / "manifest.json").unlink()
+    (out / "stray.csv").write_text("x\n")
+    assert main(["collect", "--stage", "study", "--results", str(results), "--out", str(out),
+                 "--configfile", str(REPO_CONFIG)]) == 2  # fmt: skip

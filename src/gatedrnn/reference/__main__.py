@@ -257,7 +257,9 @@ def run(argv: list[str] | None = None) -> int:
         out = Path(args.out)
         if out.exists() and not out.is_dir():
             raise BadArgument(f"--out {args.out}: is a file; it must be a directory")
-        if out.is_dir() and not (out / manifest.MANIFEST).is_file() and any(out.iterdir()):
+        # a fresh reference/ may hold its README alone (the folder's notes, never collected)
+        started = [p for p in out.iterdir() if p.name != "README.md"] if out.is_dir() else []
+        if out.is_dir() and not (out / manifest.MANIFEST).is_file() and started:
             raise BadArgument(f"--out {args.out}: a directory with files and no {manifest.MANIFEST}")
         config = _config(args.configfile)
         provenance = _json_file("--provenance", args.provenance)
