@@ -100,10 +100,12 @@ def test_the_reference_against_itself_is_identical(tmp_path):
     assert set(tables.values()) == {"compared"}
     values = pd.read_csv(details)
     assert set(values["status"]) == {"identical"} and len(values) > 1000
-    # alphabet_check.csv has empty label cells: its rows are matched too
-    assert (values["table"] == "alphabet_check.csv").any()
-    other = run("gatedrnn.compare", "--run", "reference/another_cpu", "--reference", "reference")
-    assert "compared" in set(compared(other.stdout).values())
+    if (REPO / "reference/tables/alphabet_check.csv").exists():  # stage protocol in
+        # alphabet_check.csv has empty label cells: its rows are matched too
+        assert (values["table"] == "alphabet_check.csv").any()
+    if (REPO / "reference/another_cpu").exists():
+        other = run("gatedrnn.compare", "--run", "reference/another_cpu", "--reference", "reference")
+        assert "compared" in set(compared(other.stdout).values())
 
 
 def test_code_version_lists_the_train_rules_modules():
@@ -118,12 +120,20 @@ def test_pages_and_ledger_regenerate_the_committed_files(checkout):
     manifest records when)."""
     before = {p: p.read_bytes() for p in checkout.rglob("*") if p.is_file()}
     run("gatedrnn.reference", "pages", cwd=checkout)
-    run("gatedrnn.reference", "ledger", cwd=checkout)
+    if (checkout / "reference/claims.csv").exists():
+        run("gatedrnn.reference", "ledger", cwd=checkout)
+    else:  # stages still to come: the ledger waits for them, and says so
+        proc = subprocess.run([sys.executable, "-m", "gatedrnn.reference", "ledger"], cwd=checkout,
+                              capture_output=True, text=True, timeout=600)  # fmt: skip
+        assert proc.returncode == 1 and "collect every stage first" in proc.stderr, proc.stderr
     changed = {str(p.relative_to(checkout)) for p in checkout.rglob("*") if p.is_file()
                and before.get(p) != p.read_bytes()}  # fmt: skip
     assert changed <= {"reference/manifest.json"}, changed
 
 
+@pytest.mark.skipif(
+    not (REPO / "reference/tables/protocol_scoreboard.csv").exists(), reason="stage protocol is still to come"
+)
 def test_scoreboard_and_confirm_targets_on_the_reference(checkout):
     proc = run("gatedrnn.reference", "scoreboard", cwd=checkout)
     assert "the committed scoreboard is what these tables give" in proc.stdout
@@ -150,7 +160,7 @@ def test_a_smoke_run_against_the_reference(smoke_run, tmp_path):
                "--details", str(details))  # fmt: skip
     tables = compared(proc.stdout)
     assert set(tables) == {p.name for p in (REPO / "reference/tables").glob("*.csv")}
-    assert tables["alphabet_check.csv"] != "missing in run"
+    assert tables.get("alphabet_check.csv") != "missing in run"
     assert "compared" in set(tables.values()) and details.exists()
 
 

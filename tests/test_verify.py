@@ -81,10 +81,27 @@ def test_seed_spread_is_the_models_seeds_under_its_regime():
     assert seed_spread({"training_jobs": jobs}, "default/lstm_w24_s1") == [2.0, 2.2]
 
 
-def test_the_committed_reference_lacks_hashes_and_says_so():
-    proc = verify("--directory", str(REPO))
+def test_a_reference_collected_without_hashes_says_so(tmp_path):
+    """The committed reference with its hashes taken out (as one collected before
+    numerics.cpu_isa): verify says what it lacks before training anything."""
+    reference = tmp_path / "reference"
+    reference.mkdir()
+    manifest = json.loads((REPO / "reference/manifest.json").read_text())
+    for job in manifest["training_jobs"].values():
+        for key in ("weights_sha256", "history_sha256", "numerics"):
+            job.pop(key, None)
+    (reference / "manifest.json").write_text(json.dumps(manifest))
+    proc = verify("--directory", str(REPO), "--reference", str(reference))
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "cannot verify: the reference lacks weights_sha256" in proc.stderr
+
+
+def test_the_committed_reference_records_what_verify_compares():
+    """Every model of the committed reference carries its weights' and history's sha256
+    and the numerics it was trained under (the reference is trained under the pin)."""
+    manifest = json.loads((REPO / "reference/manifest.json").read_text())
+    lacking = [missing_bits(name, job) for name, job in sorted(manifest["training_jobs"].items())]
+    assert manifest["training_jobs"] and not any(lacking), next(filter(None, lacking))
 
 
 @pytest.mark.workflow
