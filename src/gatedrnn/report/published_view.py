@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from gatedrnn.claims.ledger import COUNTS, summary_line
+from gatedrnn.claims.ledger import summary_line, verdict_counts
 from gatedrnn.claims.render import FAMILIES
 
 # figure -> the table whose section shows it (the table it draws, or the first of them)
@@ -105,17 +105,16 @@ def unplaced_figures(reference: Path, placed_tables: set[str]) -> list[str]:
 
 
 def family_counts_table(ledger: pd.DataFrame) -> list[str]:
-    """One row per family: the ledger's counts (claims.ledger.COUNTS), zero columns left out."""
-    families = sorted(ledger["experiment"].str[0].unique())
-    counts = {label: [] for label, _, _ in COUNTS}
-    for family in families:
-        rows = ledger[ledger["experiment"].str[0] == family]
-        for label, kind, verdicts in COUNTS:
-            counts[label].append(int((rows["kind"].eq(kind) & rows["verdict"].isin(verdicts)).sum()))
-    shown = [label for label in counts if any(counts[label])]
-    frame = pd.DataFrame({"family": [f"{f}. {FAMILIES.get(f, f)}" for f in families]}
-                         | {label: counts[label] for label in shown})  # fmt: skip
-    frame.loc[len(frame)] = ["all", *(sum(counts[label]) for label in shown)]
+    """One row per family: the ledger's counts (:func:`gatedrnn.claims.ledger.verdict_counts`),
+    zero columns left out."""
+    family = ledger["experiment"].str[0]
+    rows = {
+        f"{f}. {FAMILIES.get(f, f)}": verdict_counts(ledger[family == f]) for f in sorted(family.unique())
+    }
+    rows["all"] = verdict_counts(ledger)
+    shown = [label for label, count in rows["all"].items() if count]
+    frame = pd.DataFrame([{"family": name} | {label: counts[label] for label in shown}
+                          for name, counts in rows.items()])  # fmt: skip
     return _rows(frame.astype(str), {c: c for c in frame.columns})
 
 
@@ -153,11 +152,12 @@ def first_screen(reference: Path, ledger: pd.DataFrame | None, complete: bool) -
     return out
 
 
-def readme_findings(ledger: pd.DataFrame | None) -> list[str]:
-    """The README's short form: each headline finding in one line, the study's number and ours."""
-    if ledger is None:
-        return []
-    lines = [f"The claims ledger: {summary_line(ledger)}.", ""]
+def readme_findings(ledger: pd.DataFrame, complete: bool) -> list[str]:
+    """The README's short form: the ledger's counts, then each headline finding in one
+    line, the study's number and ours."""
+    scope = "" if complete else " (on the stages collected so far)"
+    lines = [f"Does it reproduce{scope}? The claims ledger: {summary_line(ledger)}.", "",
+             "The study's headline findings:", ""]  # fmt: skip
     for _, row in headline_findings(ledger).iterrows():
         lines.append(f"- **{row['verdict']}**: {row['description']}. Study: {row['published']}; "
                      f"this run: {row['reproduced']}.")  # fmt: skip

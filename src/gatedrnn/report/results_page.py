@@ -344,11 +344,8 @@ def render_readme_summary(reference: str | Path, ledger=None) -> str:
             "Its tables, figures and numbers, each beside the study's, are on "
             "[docs/results.md](docs/results.md)."
         )
-        findings = readme_findings(ledger)
-        if findings:
-            scope = "" if (reference / "claims.csv").exists() else " (on the stages collected so far)"
-            lines += ["", f"Does it reproduce{scope}? {findings[0]}", "",
-                      "The study's headline findings:", "", *findings[2:]]  # fmt: skip
+        if ledger is not None:
+            lines += ["", *readme_findings(ledger, (reference / "claims.csv").exists())]
         figure = figure_lines(reference, HEADLINE_FIGURE, prefix="reference/figures")
         if figure:
             lines += ["", *figure[:-1]]
