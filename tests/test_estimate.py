@@ -103,6 +103,21 @@ def test_costs_come_from_benchmarks_of_the_same_shape_else_calibration(tmp_path,
     assert jobs[1].seconds == pytest.approx(3.0 + 40 * 0.5 + 5 * 1.0) and not math.isnan(jobs[2].seconds)
 
 
+def test_a_calibration_under_other_kernels_than_the_runs_is_refused(monkeypatch):
+    """The pinned kernels cost a training 1.8 to 4x the CPU's own (bench/README.md), so a
+    calibration must run under the run's numerics; in a process pinned otherwise it is
+    refused, naming the library, before anything is timed."""
+    from gatedrnn.numerics import NumericsMismatch
+
+    monkeypatch.setenv("MKL_CBWR", "AUTO")  # whatever this process runs under, not portable
+    calibrated = []
+    monkeypatch.setattr("gatedrnn.estimate.calibrate", lambda shape: calibrated.append(shape))
+    jobs = [TrainJob("default", "lstm_w24", 0, SHAPE, 40, 5)]
+    with pytest.raises(NumericsMismatch, match="MKL_CBWR='AUTO', not 'COMPATIBLE,STRICT'"):
+        cost_jobs(jobs, {}, log=lambda _: None, cpu_isa="portable")
+    assert calibrated == []
+
+
 def test_every_missing_text_is_named_at_once(tmp_path):
     """The corpus and each generated dataset the planned jobs read, in one list; a text
     already made is not named."""
@@ -141,6 +156,9 @@ def test_estimate_makes_the_texts_it_needs_on_a_fresh_directory(tmp_path):
         in (proc.stderr)
     )
     assert (tmp_path / "data/corpus.json").exists() and (tmp_path / "data/long_memory/corpus.json").exists()
+    # it times the shapes under the training's kernels, pinned before torch started
+    pinned = "numerics portable: PyTorch AVX2, MKL COMPATIBLE,STRICT, oneDNN AVX"
+    assert f"calibrating under {pinned}" in proc.stdout
     from conftest import run_snakemake
 
     dry = run_snakemake(tmp_path, "-n", *TARGETS)

@@ -11,7 +11,10 @@ Snakemake invocation is about to run, before it runs them.
    embedding, vocabulary, optimizer). Seconds per step come from this machine's
    earlier jobs of the same shape (``results/benchmarks/train/``: CPU time over steps
    trained) when there are any, else from a short calibration: a few real training
-   steps and one validation pass of that shape, single-threaded, timed here.
+   steps and one validation pass of that shape, single-threaded, timed here under the
+   config's pinned numerics (``numerics.cpu_isa``, :mod:`gatedrnn.numerics`), which
+   the process sets before torch starts: the pinned kernels cost the training 1.8 to
+   4x the CPU's own, so an unpinned calibration projects half the time.
 3. Wall time at ``--cores``: the jobs placed longest-first on ``cores / threads``
    slots (a job that continues a shorter run's state, see prefix sharing, starts
    after it), which is how a greedy scheduler fills the machine.
@@ -32,6 +35,9 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from gatedrnn.numerics import DEFAULT as DEFAULT_CPU_ISA
+from gatedrnn.numerics import check_in_force, pin_this_process
 
 STARTUP_SECONDS = 3.0  # a fresh interpreter's imports (torch, pandas) and the corpus, measured
 CALIBRATION_STEPS = 3
@@ -171,18 +177,28 @@ def calibrate(shape: Shape, steps: int = CALIBRATION_STEPS) -> Cost:
     return Cost(step=per_step, evaluation=per_eval, source="calibration")
 
 
-def cost_jobs(jobs: list[TrainJob], known: dict[Shape, Cost], log=print) -> None:
-    """Fill in every job's seconds, calibrating each shape without a benchmark once."""
+def cost_jobs(jobs: list[TrainJob], known: dict[Shape, Cost], log=print, cpu_isa: str | None = None) -> None:
+    """Fill in every job's seconds, calibrating each shape without a benchmark once.
+    ``cpu_isa``: the run's numerics; a calibration under other kernels is refused."""
     calibrated: dict[Shape, Cost] = {}
     for job in jobs:
         cost = known.get(job.shape)
         if cost is None:
+            if not calibrated and cpu_isa is not None:
+                log(f"  calibrating under {numerics_line(check_in_force(cpu_isa))}")
             if job.shape not in calibrated:
                 log(f"  calibrating {job.shape.cell} width {job.shape.width} ({CALIBRATION_STEPS} steps) ...")
                 calibrated[job.shape] = calibrate(job.shape)
             cost = calibrated[job.shape]
         job.seconds = STARTUP_SECONDS + job.steps * cost.step + job.evaluations * cost.evaluation
         job.source = cost.source
+
+
+def numerics_line(found: dict) -> str:
+    """``numerics portable: PyTorch AVX2, MKL COMPATIBLE,STRICT, oneDNN AVX`` (:func:`check_in_force`)."""
+    onednn = found["environment"].get("ONEDNN_MAX_CPU_ISA") or "native"
+    return (f"numerics {found['cpu_isa']}: PyTorch {found['torch_cpu_capability']}, "
+            f"MKL {found['mkl_branch'] or 'n/a'}, oneDNN {onednn}")  # fmt: skip
 
 
 # ------------------------------------------------------------------ schedule
@@ -346,6 +362,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("targets", nargs="*", help="as for snakemake (default: everything)")
     args = parser.parse_args(argv)
 
+    # The calibration must time the training's kernels: pin them before torch starts.
+    cpu_isa = load_config(args.configfile).get("numerics", {}).get("cpu_isa", DEFAULT_CPU_ISA)
+    pin_this_process(cpu_isa)
+
     workdir = Path(args.directory)
     cmd = [sys.executable, "-m", "snakemake", "--directory", str(workdir)]
     if args.configfile:
@@ -371,7 +391,7 @@ def main(argv: list[str] | None = None) -> int:
     except FileNotFoundError as err:
         print(f"ERROR: {err}", file=sys.stderr)
         return 2
-    cost_jobs(jobs, benchmark_costs(workdir / "results"))
+    cost_jobs(jobs, benchmark_costs(workdir / "results"), cpu_isa=cpu_isa)
     print(report(jobs, args.cores, threads))
     if args.json:
         Path(args.json).write_text(json.dumps({j.name: j.seconds for j in jobs}, indent=1, sort_keys=True))
