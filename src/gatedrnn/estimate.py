@@ -12,9 +12,8 @@ Snakemake invocation is about to run, before it runs them.
    earlier jobs of the same shape (``results/benchmarks/train/``: CPU time over steps
    trained) when there are any, else from a short calibration: a few real training
    steps and one validation pass of that shape, single-threaded, timed here under the
-   config's pinned numerics (``numerics.cpu_isa``, :mod:`gatedrnn.numerics`), which
-   the process sets before torch starts: the pinned kernels cost the training 1.8 to
-   4x the CPU's own, so an unpinned calibration projects half the time.
+   config's ``numerics.cpu_isa``, pinned before torch starts (the pinned kernels cost
+   1.8 to 4x the CPU's own: unpinned, a projection is half the time).
 3. Wall time at ``--cores``: the jobs placed longest-first on ``cores / threads``
    slots (a job that continues a shorter run's state, see prefix sharing, starts
    after it), which is how a greedy scheduler fills the machine.
@@ -178,8 +177,7 @@ def calibrate(shape: Shape, steps: int = CALIBRATION_STEPS) -> Cost:
 
 
 def cost_jobs(jobs: list[TrainJob], known: dict[Shape, Cost], log=print, cpu_isa: str | None = None) -> None:
-    """Fill in every job's seconds, calibrating each shape without a benchmark once.
-    ``cpu_isa``: the run's numerics; a calibration under other kernels is refused."""
+    """Every job's seconds, calibrating each shape without a benchmark once, under ``cpu_isa``."""
     calibrated: dict[Shape, Cost] = {}
     for job in jobs:
         cost = known.get(job.shape)
@@ -194,8 +192,8 @@ def cost_jobs(jobs: list[TrainJob], known: dict[Shape, Cost], log=print, cpu_isa
         job.source = cost.source
 
 
-def numerics_line(found: dict) -> str:
-    """``numerics portable: PyTorch AVX2, MKL COMPATIBLE,STRICT, oneDNN AVX`` (:func:`check_in_force`)."""
+def numerics_line(found: dict) -> str:  # found: gatedrnn.numerics.check_in_force's
+    """``numerics portable: PyTorch AVX2, MKL COMPATIBLE,STRICT, oneDNN AVX``."""
     onednn = found["environment"].get("ONEDNN_MAX_CPU_ISA") or "native"
     return (f"numerics {found['cpu_isa']}: PyTorch {found['torch_cpu_capability']}, "
             f"MKL {found['mkl_branch'] or 'n/a'}, oneDNN {onednn}")  # fmt: skip
