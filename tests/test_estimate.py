@@ -118,6 +118,18 @@ def test_a_calibration_under_other_kernels_than_the_runs_is_refused(monkeypatch)
     assert calibrated == []
 
 
+def test_a_target_swallowed_by_configfile_is_named_with_the_fix(tmp_path, capsys):
+    """``--configfile`` takes every word after it, as snakemake's does: a target written
+    after it is refused as a missing config file, before the dry run or the pin."""
+    from gatedrnn.estimate import main
+
+    config = tmp_path / "config.yaml"
+    config.write_text("{}\n")
+    assert main(["--cores", "2", "--configfile", str(config), "stage_questions"]) == 2
+    err = capsys.readouterr().err
+    assert "no config file stage_questions" in err and "put the targets before it" in err
+
+
 def test_every_missing_text_is_named_at_once(tmp_path):
     """The corpus and each generated dataset the planned jobs read, in one list; a text
     already made is not named."""

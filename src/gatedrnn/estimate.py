@@ -18,8 +18,7 @@ Snakemake invocation is about to run, before it runs them.
    slots (a job that continues a shorter run's state, see prefix sharing, starts
    after it), which is how a greedy scheduler fills the machine.
 
-Only training is costed; gate extraction, the tables and the figures take seconds
-to a minute each. The projection is a plan, not a promise: a busy machine runs slower.
+Only training is costed (the rest takes seconds to a minute a job); a busy machine runs slower.
 """
 
 from __future__ import annotations
@@ -211,17 +210,14 @@ def makespan(jobs: list[TrainJob], slots: int) -> float:
     free = [0.0] * slots
     heapq.heapify(free)
     while pending:
-        ready = [j for j in pending if j.after is None or j.after in done or j.after not in names(pending)]
+        waiting = {j.name for j in pending}
+        ready = [j for j in pending if j.after is None or j.after in done or j.after not in waiting]
         job = ready[0] if ready else pending[0]
         pending.remove(job)
         start = max(heapq.heappop(free), done.get(job.after, 0.0) if job.after else 0.0)
         done[job.name] = start + job.seconds
         heapq.heappush(free, done[job.name])
     return max(done.values(), default=0.0)
-
-
-def names(jobs: list[TrainJob]) -> set[str]:
-    return {j.name for j in jobs}
 
 
 # --------------------------------------------------------------- dry run
@@ -360,6 +356,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("targets", nargs="*", help="as for snakemake (default: everything)")
     args = parser.parse_args(argv)
 
+    if missing := [path for path in args.configfile if not Path(path).is_file()]:
+        print(f"ERROR: no config file {', '.join(missing)} (--configfile takes every word after it: "
+              "put the targets before it)", file=sys.stderr)  # fmt: skip
+        return 2
     # The calibration must time the training's kernels: pin them before torch starts.
     cpu_isa = load_config(args.configfile).get("numerics", {}).get("cpu_isa", DEFAULT_CPU_ISA)
     pin_this_process(cpu_isa)
