@@ -229,11 +229,39 @@ def test_a_stage_collected_with_its_projection_records_projected_against_actual_
     assert manifest["stages"]["study"]["projection"] == {
         "jobs_projected": 2,
         "jobs_run": 1,
+        "jobs_resumed": 0,
         "projected_cpu_hours": round(6.9 / 3600, 3),
         "projected_cpu_hours_of_jobs_run": round(2.9 / 3600, 3),
         "actual_cpu_hours_of_jobs_run": round(3.19 / 3600, 3),
         "actual_over_projected": round(3.19 / 2.9, 3),
     }
+
+
+def test_a_job_resumed_after_a_stop_is_set_against_the_steps_its_benchmark_measured(tmp_path):
+    """A session's end stops a training; it resumes from its checkpoint in a new process,
+    and Snakemake benchmarks only that one. Its projection is scaled to the steps that
+    process trained, and the totals say how many steps went unmeasured."""
+    results = fake_run(tmp_path)
+    summary = results / "models/default/lstm_w8_s0/summary.json"
+    # 40 steps, 10 of them trained by a stopped process; 3.19 s of CPU for the other 30
+    summary.write_text(json.dumps({"train_config": {"steps": 40}, "resumed_from_step": 10, "threads": 1}))
+    projection = tmp_path / "projected.json"
+    projection.write_text(json.dumps({"default/lstm_w8_s0": 4.0}))
+    manifest = collect(
+        results, tmp_path / "reference", "study", {}, tmp_path / "data/corpus.json", tmp_path,
+        projection=projection,
+    )  # fmt: skip
+    recorded = manifest["stages"]["study"]["projection"]
+    assert recorded["jobs_resumed"] == 1 and recorded["projected_cpu_hours"] == round(4.0 / 3600, 3)
+    assert recorded["actual_over_projected"] == round(3.19 / (4.0 * 30 / 40), 3)
+    assert manifest["totals"]["steps_not_measured"] == 10
+    assert manifest["totals"]["cpu_hours_not_measured"] == round(3.19 * 10 / 30 / 3600, 3)
+    from gatedrnn.report.results_page import provenance
+
+    assert (
+        "The benchmarks miss 10 steps, trained by processes a session's end stopped"
+        in provenance(manifest)[-1]
+    )
 
 
 @pytest.mark.workflow

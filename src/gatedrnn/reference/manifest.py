@@ -169,15 +169,40 @@ def retraining_agreement(manifest: dict) -> dict:
     }
 
 
+def measured_share(job: dict) -> float:
+    """The share of a job's own steps (past any shorter run's state it started from)
+    whose CPU time its benchmark holds: all, unless the job was stopped (a session's
+    end) and resumed from its own checkpoint; Snakemake benchmarks only the process
+    that finished, so the steps before the checkpoint go unmeasured."""
+    start = job.get("prefix_from_step") or 0
+    own = job.get("steps", 0) - start
+    resumed = job.get("resumed_from_step") or 0
+    return (job["steps"] - resumed) / own if own > 0 and resumed > start else 1.0
+
+
+def steps_not_measured(job: dict) -> int:
+    """The steps a job's stopped processes trained before it resumed (none measured)."""
+    return max(0, (job.get("resumed_from_step") or 0) - (job.get("prefix_from_step") or 0))
+
+
+def cpu_s_not_measured(job: dict) -> float:
+    """Those steps' CPU time at the cost per step of the process that finished the job."""
+    share = measured_share(job)
+    return job["cpu_s"] * (1 / share - 1) if 0 < share < 1 else 0.0
+
+
 def projection_against_actual(projected: dict[str, float], jobs: dict[str, dict]) -> dict:
     """``python -m gatedrnn.estimate --json``'s projected CPU seconds per job, set
-    against the CPU seconds the same jobs took (those the run has)."""
+    against the CPU seconds the same jobs took (those the run has). A job resumed
+    from its own checkpoint is set against the projection of the steps its
+    benchmark measured (:func:`measured_share`)."""
     ran = [name for name in projected if name in jobs]
-    planned = sum(projected[name] for name in ran)
+    planned = sum(projected[name] * measured_share(jobs[name]) for name in ran)
     actual = sum(jobs[name]["cpu_s"] for name in ran)
     return {
         "jobs_projected": len(projected),
         "jobs_run": len(ran),
+        "jobs_resumed": sum(1 for name in ran if measured_share(jobs[name]) < 1.0),
         "projected_cpu_hours": round(sum(projected.values()) / 3600, 3),
         "projected_cpu_hours_of_jobs_run": round(planned / 3600, 3),
         "actual_cpu_hours_of_jobs_run": round(actual / 3600, 3),
@@ -293,6 +318,9 @@ def totals(manifest: dict) -> dict:
         "retrained_jobs": len(again),
         "cpu_hours": round(sum(j["cpu_s"] for j in every) / 3600, 3),
         "cpu_hours_first_trainings": round(sum(j["cpu_s"] for j in first) / 3600, 3),
+        # the steps of stopped processes (before a resume) that no benchmark measured
+        "steps_not_measured": sum(map(steps_not_measured, every)),
+        "cpu_hours_not_measured": round(sum(map(cpu_s_not_measured, every)) / 3600, 3),
         "wall_hours_summed": round(sum(j["wall_s"] for j in every) / 3600, 3),
         "steps_saved_by_prefix": sum(j.get("prefix_from_step") or 0 for j in every),
         "cpu_hours_saved_by_prefix": round(sum(map(prefix_saving, every)) / 3600, 3),

@@ -236,6 +236,13 @@ def provenance(manifest: dict) -> list[str]:
             else "."
         )
         + (
+            f" The benchmarks miss {fmt(totals['steps_not_measured'])} steps, trained by processes a "
+            "session's end stopped before the job resumed from its checkpoint (about "
+            f"{fmt(totals['cpu_hours_not_measured'])} CPU-hours more at each job's own cost per step)."
+            if totals.get("steps_not_measured")
+            else ""
+        )
+        + (
             f" Prefix sharing trained {fmt(totals['steps_saved_by_prefix'])} steps fewer "
             f"(about {fmt(totals['cpu_hours_saved_by_prefix'])} CPU-hours at each long run's "
             "own cost per step)."
