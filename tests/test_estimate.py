@@ -92,7 +92,8 @@ def test_costs_come_from_benchmarks_of_the_same_shape_else_calibration(tmp_path,
 
     calibrated = []
     monkeypatch.setattr(
-        "gatedrnn.estimate.calibrate", lambda shape: calibrated.append(shape) or Cost(0.5, 1.0, "calibration")
+        "gatedrnn.estimate.costs.calibrate",
+        lambda shape: calibrated.append(shape) or Cost(0.5, 1.0, "calibration"),
     )
     other = Shape("gru", 27, 1, 8, 32, 16, 100, "adam", 16, "layernorm")
     jobs = [TrainJob("default", "lstm_w24", 1, SHAPE, 40, 5)]
@@ -111,23 +112,43 @@ def test_a_calibration_under_other_kernels_than_the_runs_is_refused(monkeypatch)
 
     monkeypatch.setenv("MKL_CBWR", "AUTO")  # whatever this process runs under, not portable
     calibrated = []
-    monkeypatch.setattr("gatedrnn.estimate.calibrate", lambda shape: calibrated.append(shape))
+    monkeypatch.setattr("gatedrnn.estimate.costs.calibrate", lambda shape: calibrated.append(shape))
     jobs = [TrainJob("default", "lstm_w24", 0, SHAPE, 40, 5)]
     with pytest.raises(NumericsMismatch, match="MKL_CBWR='AUTO', not 'COMPATIBLE,STRICT'"):
         cost_jobs(jobs, {}, log=lambda _: None, cpu_isa="portable")
     assert calibrated == []
 
 
-def test_a_target_swallowed_by_configfile_is_named_with_the_fix(tmp_path, capsys):
+def test_bad_arguments_are_refused_naming_the_fix(tmp_path, capsys):
     """``--configfile`` takes every word after it, as snakemake's does: a target written
-    after it is refused as a missing config file, before the dry run or the pin."""
-    from gatedrnn.estimate import main
+    after it is refused as a missing config file; so are no cores and a directory that
+    is not there, all before the dry run or the pin."""
+    from gatedrnn.estimate.__main__ import main
 
     config = tmp_path / "config.yaml"
     config.write_text("{}\n")
     assert main(["--cores", "2", "--configfile", str(config), "stage_questions"]) == 2
     err = capsys.readouterr().err
     assert "no config file stage_questions" in err and "put the targets before it" in err
+    assert main(["--cores", "0", "stage_questions"]) == 2
+    assert "--cores 0: give the --cores you will give snakemake (1 or more)" in capsys.readouterr().err
+    assert main(["--cores", "2", "--directory", str(tmp_path / "nowhere")]) == 2
+    assert f"--directory {tmp_path / 'nowhere'} is not a directory" in capsys.readouterr().err
+
+
+def test_the_config_is_the_working_directorys_as_for_snakemake(tmp_path):
+    """Snakemake reads the Snakefile's ``configfile:`` from the working directory (a
+    deployed workflow's own config); the estimate does too, and falls back to the
+    workflow's where the directory has none, which it then gives the dry run."""
+    from conftest import REPO
+
+    from gatedrnn.estimate.planned import config_files, load_config
+
+    assert config_files(["extra.yaml"], tmp_path) == [str(REPO / "config/config.yaml"), "extra.yaml"]
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config/config.yaml").write_text("numerics: {cpu_isa: native}\n")
+    assert config_files([], tmp_path) == [str(tmp_path / "config/config.yaml")]
+    assert load_config([], tmp_path)["numerics"] == {"cpu_isa": "native"}
 
 
 def test_every_missing_text_is_named_at_once(tmp_path):

@@ -137,7 +137,8 @@ def cmd_reference(args) -> int:
         configfile.write_text(yaml.safe_dump(config, sort_keys=False))
         log.write_text("")
         check.snakemake(workdir, configfile, CORPUS_PROVENANCE, log=log)  # the corpus, once
-        seconds = check.projected_seconds(name, configfile, workdir)
+        numerics.pin_this_process(cpu_isa)  # the projection times the training's kernels
+        seconds = check.projected_seconds(name, configfile, workdir, cpu_isa)
         steps = config["train"]["steps"]
         print(
             f"verify: training {name} again ({steps} steps, numerics.cpu_isa {cpu_isa}) and comparing it "

@@ -82,12 +82,13 @@ def run_parts(name: str) -> dict:
     return {"regime": regime, "cell": cell, "width": width, "seed": seed}
 
 
-def projected_seconds(name: str, configfile: Path, workdir: Path) -> float:
-    """This machine's projected seconds for training ``name`` (gatedrnn.estimate)."""
+def projected_seconds(name: str, configfile: Path, workdir: Path, cpu_isa: str) -> float:
+    """This machine's projected seconds for training ``name`` (gatedrnn.estimate); a
+    calibration needs this process pinned to ``cpu_isa`` (numerics.pin_this_process)."""
     from gatedrnn.estimate import benchmark_costs, cost_jobs, train_jobs_for
 
     jobs, threads = train_jobs_for([run_parts(name)], [str(configfile)], workdir)
-    cost_jobs(jobs, benchmark_costs(workdir / "results"), log=lambda message: None)
+    cost_jobs(jobs, benchmark_costs(workdir / "results"), log=lambda message: None, cpu_isa=cpu_isa)
     return jobs[0].seconds
 
 

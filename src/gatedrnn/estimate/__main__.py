@@ -1,0 +1,80 @@
+"""``python -m gatedrnn.estimate``: see :mod:`gatedrnn.estimate`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from gatedrnn.estimate import __doc__ as DESCRIPTION
+from gatedrnn.estimate.costs import benchmark_costs, cost_jobs
+from gatedrnn.estimate.planned import (
+    WORKFLOW,
+    config_files,
+    load_config,
+    missing_texts,
+    planned_train_jobs,
+    train_jobs_for,
+)
+from gatedrnn.estimate.schedule import report
+from gatedrnn.numerics import DEFAULT as DEFAULT_CPU_ISA
+from gatedrnn.numerics import pin_this_process
+
+
+def fail(message: str) -> int:
+    print(f"ERROR: {message}", file=sys.stderr)
+    return 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m gatedrnn.estimate", description=DESCRIPTION.split("\n\n")[0]
+    )
+    parser.add_argument("--cores", type=int, required=True, help="the --cores you will give snakemake")
+    parser.add_argument("--configfile", nargs="*", default=[], help="as for snakemake")
+    parser.add_argument("--directory", default=".", help="the working directory (holds results/, data/)")
+    parser.add_argument("--json", help="also write every job's projected seconds to this file")
+    parser.add_argument("targets", nargs="*", help="as for snakemake (default: everything)")
+    args = parser.parse_args(argv)
+
+    if args.cores < 1:
+        return fail(f"--cores {args.cores}: give the --cores you will give snakemake (1 or more)")
+    if missing := [path for path in args.configfile if not Path(path).is_file()]:
+        return fail(f"no config file {', '.join(missing)} (--configfile takes every word after it: "
+                    "put the targets before it)")  # fmt: skip
+    workdir = Path(args.directory)
+    if not workdir.is_dir():
+        return fail(f"--directory {workdir} is not a directory")
+    # The calibration must time the training's kernels: pin them before torch starts.
+    cpu_isa = load_config(args.configfile, workdir).get("numerics", {}).get("cpu_isa", DEFAULT_CPU_ISA)
+    pin_this_process(cpu_isa)
+
+    cmd = [sys.executable, "-m", "snakemake", "--directory", str(workdir), "-s", str(WORKFLOW / "Snakefile")]
+    cmd += ["--configfile", *config_files(args.configfile, workdir)]
+    proc = subprocess.run([*cmd, "-n", *args.targets], capture_output=True, text=True)
+    if proc.returncode != 0:
+        return fail(f"the dry run failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+    planned = planned_train_jobs(proc.stdout)
+    # The vocabulary sets the budget widths: make every text it is read from (seconds).
+    texts = missing_texts(planned, args.configfile, workdir)
+    if texts:
+        print(f"making the texts whose vocabulary sets the widths: {' '.join(texts)}", file=sys.stderr)
+        made = subprocess.run([*cmd, "--cores", "1", *texts], capture_output=True, text=True)
+        if made.returncode != 0:
+            return fail(f"making {' '.join(texts)} failed (snakemake --cores 1 {' '.join(texts)}):\n"
+                        f"{made.stdout[-3000:]}\n{made.stderr[-3000:]}")  # fmt: skip
+    try:
+        jobs, threads = train_jobs_for(planned, args.configfile, workdir)
+    except FileNotFoundError as err:
+        return fail(str(err))
+    cost_jobs(jobs, benchmark_costs(workdir / "results"), cpu_isa=cpu_isa)
+    print(report(jobs, args.cores, threads))
+    if args.json:
+        Path(args.json).write_text(json.dumps({j.name: j.seconds for j in jobs}, indent=1, sort_keys=True))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,169 @@
+"""What one training job costs: its shape, and seconds per step from this machine's
+benchmarks or from a calibration under the run's pinned numerics."""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gatedrnn.numerics import check_in_force
+
+STARTUP_SECONDS = 3.0  # a fresh interpreter's imports (torch, pandas) and the corpus, measured
+CALIBRATION_STEPS = 3
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What a training step's cost depends on."""
+
+    cell: str
+    width: int
+    layers: int
+    batch_size: int
+    seq_len: int
+    embed_dim: int
+    vocab_size: int
+    optimizer: str
+    val_windows: int
+    readout_norm: str
+
+
+@dataclass
+class TrainJob:
+    regime: str
+    model: str  # <cell>_<width token>
+    seed: int
+    shape: Shape
+    steps: int  # steps this job trains
+    evaluations: int
+    after: str | None = None  # the job whose state this one continues (prefix sharing)
+    seconds: float = math.nan
+    source: str = ""  # "benchmark" | "calibration"
+
+    @property
+    def name(self) -> str:
+        return f"{self.regime}/{self.model}_s{self.seed}"
+
+
+@dataclass
+class Cost:
+    step: float  # CPU seconds per training step
+    evaluation: float  # CPU seconds per validation pass
+    source: str
+    jobs: list[str] = field(default_factory=list)
+
+
+def evaluations(steps: int, eval_every: int, start: int = 0) -> int:
+    """Validation passes of a run from ``start`` to ``steps`` (step 0 too when start is 0)."""
+    ends = {s for s in range(start + 1, steps + 1) if s % eval_every == 0} | {steps}
+    return len(ends) + (1 if start == 0 else 0)
+
+
+def benchmark_costs(results: Path) -> dict[Shape, Cost]:
+    """Seconds per step of every shape this machine has trained before: each finished
+    job's CPU time (its benchmark file) over the steps its last process trained."""
+    costs: dict[Shape, list[tuple[float, str]]] = {}
+    for summary_path in sorted((results / "models").glob("*/*/summary.json")):
+        regime, run = summary_path.parent.parent.name, summary_path.parent.name
+        bench = results / "benchmarks" / "train" / regime / f"{run}.tsv"
+        if not bench.exists():
+            continue
+        summary = json.loads(summary_path.read_text())
+        if summary.get("diverged"):
+            continue
+        cfg = summary["train_config"]
+        start = summary.get("resumed_from_step") or 0
+        trained = cfg["steps"] - start
+        lines = bench.read_text().splitlines()
+        row = dict(zip(lines[0].split("\t"), lines[-1].split("\t"), strict=False))
+        try:
+            cpu = float(row["cpu_time"])
+        except (KeyError, ValueError):
+            continue
+        if trained <= 0 or not cpu > STARTUP_SECONDS:
+            continue
+        shape = shape_of(summary["cell"], summary["width"], summary["vocab_size"], cfg)
+        # validation passes cost about as much as a forward of val_windows windows;
+        # counted as steps here (they are a few % of a job, see the calibration)
+        per_step = (cpu - STARTUP_SECONDS) / trained
+        costs.setdefault(shape, []).append((per_step, f"{regime}/{run}"))
+    out = {}
+    for shape, samples in costs.items():
+        values = sorted(v for v, _ in samples)
+        out[shape] = Cost(step=values[len(values) // 2], evaluation=0.0, source="benchmark",
+                          jobs=[j for _, j in samples])  # fmt: skip
+    return out
+
+
+def shape_of(cell: str, width: int, vocab_size: int, cfg: dict) -> Shape:
+    """``vocab_size``: the model's (train.vocabulary's), not the corpus's. A summary written
+    before train.readout_norm existed is of a model without one."""
+    return Shape(cell, int(width), cfg["layers"], cfg["batch_size"], cfg["seq_len"], cfg["embed_dim"],
+                 int(vocab_size), cfg["optimizer"], cfg["val_windows"],
+                 cfg.get("readout_norm", "none"))  # fmt: skip
+
+
+def calibrate(shape: Shape, steps: int = CALIBRATION_STEPS) -> Cost:
+    """Time ``steps`` real training steps (after one untimed) and one validation pass
+    of ``shape`` on random tokens, single-threaded, in CPU seconds."""
+    import torch
+
+    from gatedrnn.train.config import TrainConfig
+    from gatedrnn.train.loop import build_model, evaluate, make_optimizer, sequence_loss
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        cfg = TrainConfig(optimizer=shape.optimizer, batch_size=shape.batch_size, seq_len=shape.seq_len,
+                          embed_dim=shape.embed_dim, layers=shape.layers,
+                          readout_norm=shape.readout_norm)  # fmt: skip
+        model = build_model(shape.cell, shape.width, shape.vocab_size, 0, cfg)
+        optimizer = make_optimizer(model, cfg)
+        generator = torch.Generator().manual_seed(0)
+        batch = torch.randint(0, shape.vocab_size, (shape.batch_size, shape.seq_len + 1), generator=generator)
+        val = torch.randint(0, shape.vocab_size, (shape.val_windows, shape.seq_len + 1), generator=generator)
+
+        def step():
+            loss = sequence_loss(model, batch)
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.clip_norm)
+            optimizer.step()
+
+        step()
+        t0 = time.process_time()
+        for _ in range(steps):
+            step()
+        per_step = (time.process_time() - t0) / steps
+        t0 = time.process_time()
+        evaluate(model, val)
+        per_eval = time.process_time() - t0
+    finally:
+        torch.set_num_threads(threads)
+    return Cost(step=per_step, evaluation=per_eval, source="calibration")
+
+
+def cost_jobs(jobs: list[TrainJob], known: dict[Shape, Cost], log=print, cpu_isa: str | None = None) -> None:
+    """Every job's seconds, calibrating each shape without a benchmark once, under ``cpu_isa``."""
+    calibrated: dict[Shape, Cost] = {}
+    for job in jobs:
+        cost = known.get(job.shape)
+        if cost is None:
+            if not calibrated and cpu_isa is not None:
+                log(f"  calibrating under {numerics_line(check_in_force(cpu_isa))}")
+            if job.shape not in calibrated:
+                log(f"  calibrating {job.shape.cell} width {job.shape.width} ({CALIBRATION_STEPS} steps) ...")
+                calibrated[job.shape] = calibrate(job.shape)
+            cost = calibrated[job.shape]
+        job.seconds = STARTUP_SECONDS + job.steps * cost.step + job.evaluations * cost.evaluation
+        job.source = cost.source
+
+
+def numerics_line(found: dict) -> str:  # found: gatedrnn.numerics.check_in_force's
+    """``numerics portable: PyTorch AVX2, MKL COMPATIBLE,STRICT, oneDNN AVX``."""
+    onednn = found["environment"].get("ONEDNN_MAX_CPU_ISA") or "native"
+    return (f"numerics {found['cpu_isa']}: PyTorch {found['torch_cpu_capability']}, "
+            f"MKL {found['mkl_branch'] or 'n/a'}, oneDNN {onednn}")  # fmt: skip

@@ -1,0 +1,114 @@
+"""Which training jobs a Snakemake invocation would run (its dry run), with the
+config as Snakemake merges it and the shapes and steps of each job."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from gatedrnn.estimate.costs import TrainJob, evaluations, shape_of
+
+_JOB = re.compile(r"^(?:local)?rule (?P<rule>\w+):\s*$")
+_WILDCARDS = re.compile(r"^\s+wildcards: (?P<text>.*)$")
+_INPUT = re.compile(r"^\s+input: (?P<text>.*)$")
+
+
+def planned_train_jobs(dry_run_output: str) -> list[dict]:
+    """``{regime, cell, width, seed, inputs}`` of every ``train`` job in ``snakemake -n`` output."""
+    jobs, current = [], None
+    for line in dry_run_output.splitlines():
+        m = _JOB.match(line)
+        if m:
+            current = {"inputs": []} if m["rule"] == "train" else None
+            if current is not None:
+                jobs.append(current)
+            continue
+        if current is None:
+            continue
+        if m := _WILDCARDS.match(line):
+            current.update(dict(part.split("=", 1) for part in m["text"].split(", ")))
+        elif m := _INPUT.match(line):
+            current["inputs"] = [p.strip() for p in m["text"].split(",")]
+    return [j for j in jobs if "regime" in j]
+
+
+WORKFLOW = Path(__file__).resolve().parents[3]  # the checkout: Snakefile, config/
+
+
+def config_files(configfiles: list[str], workdir: Path) -> list[str]:
+    """The config files Snakemake reads, in order: the Snakefile's ``configfile:``,
+    ``config/config.yaml`` of the working directory (the workflow's own where that
+    directory has none: the dry run is then given it), then each --configfile."""
+    local = Path(workdir) / "config" / "config.yaml"
+    return [str(local if local.is_file() else WORKFLOW / "config" / "config.yaml"), *configfiles]
+
+
+def load_config(configfiles: list[str], workdir: Path) -> dict:
+    """The config as Snakemake merges it (:func:`config_files`)."""
+    import yaml
+    from snakemake.utils import update_config
+
+    config: dict = {}
+    for path in config_files(configfiles, workdir):
+        update_config(config, yaml.safe_load(Path(path).read_text()))
+    return config
+
+
+def missing_texts(planned: list[dict], configfiles: list[str], workdir: Path) -> list[str]:
+    """The texts (corpus files) whose vocabulary the planned jobs need and that are not
+    made yet, every one of them at once."""
+    from gatedrnn.plan import Plan
+
+    plan = Plan.from_config(load_config(configfiles, workdir))
+    corpora = {plan.corpus(entry["regime"])["provenance"]: plan.corpus(entry["regime"])["corpus"]
+               for entry in planned}  # fmt: skip
+    return sorted(text for provenance, text in corpora.items() if not (Path(workdir) / provenance).exists())
+
+
+def train_jobs_for(planned: list[dict], configfiles: list[str], workdir: Path) -> tuple[list[TrainJob], int]:
+    """The planned train jobs with their shapes and steps (widths resolved on the
+    corpus's vocabulary, which must exist: `snakemake --cores 1 data/corpus.txt`)."""
+    from gatedrnn.core.vocabularies import vocabulary_size
+    from gatedrnn.core.widths import resolve_width
+    from gatedrnn.plan import Plan
+    from gatedrnn.train.config import TrainConfig
+
+    config = load_config(configfiles, workdir)
+    plan = Plan.from_config(config)
+    vocab: dict[str, int] = {}
+    jobs = []
+    for entry in planned:
+        regime = entry["regime"]
+        corpus = Path(workdir) / plan.corpus(regime)["provenance"]
+        if corpus.as_posix() not in vocab:
+            if not corpus.exists():
+                text = plan.corpus(regime)["corpus"]
+                raise FileNotFoundError(
+                    f"{corpus} is missing: the vocabulary sets the budget widths; make that text "
+                    f"first (snakemake --cores 1 {text}, seconds)"
+                )
+            vocab[corpus.as_posix()] = json.loads(corpus.read_text())["vocab_size"]
+        cfg = plan.train_config(regime)
+        TrainConfig(**cfg)  # refuse what training would refuse
+        v = vocabulary_size(cfg["vocabulary"], vocab[corpus.as_posix()])  # the run's own vocabulary
+        width = resolve_width(
+            entry["width"], entry["cell"], v, cfg["embed_dim"], cfg["layers"], cfg["readout_norm"]
+        )
+        start = 0
+        after = None
+        prefix = plan.prefix_regime(regime)
+        if prefix is not None:
+            start = plan.train_config(prefix)["steps"]
+            after = f"{prefix}/{entry['cell']}_{entry['width']}_s{entry['seed']}"
+        job = TrainJob(
+            regime=regime,
+            model=f"{entry['cell']}_{entry['width']}",
+            seed=int(entry["seed"]),
+            shape=shape_of(entry["cell"], width, v, cfg),
+            steps=cfg["steps"] - start,
+            evaluations=evaluations(cfg["steps"], cfg["eval_every"], start),
+            after=after,
+        )
+        jobs.append(job)
+    return jobs, int(config["train"]["threads"])
