@@ -352,14 +352,14 @@ def test_tables_of_another_cpu_model_are_kept_with_the_stage_that_retrained_thei
     assert record["command"] == "snakemake t" and "cpu" in record["machine"]
 
 
-def _with_weights(results: Path, weights: bytes, cpu: str) -> None:
+def _with_weights(results: Path, weights: bytes, cpu: str, flags: tuple = ("avx2", "fma")) -> None:
     """A fake model.pt whose one tensor holds ``weights``, trained on ``cpu``."""
     import torch
 
     model = results / "models" / "default" / "lstm_w8_s0"
     torch.save({"w": torch.tensor(list(weights), dtype=torch.float32)}, model / "model.pt")
     summary = json.loads((model / "summary.json").read_text())
-    summary["numerics"] = {"cpu_isa": "portable", "cpu_model": cpu}
+    summary["numerics"] = {"cpu_isa": "portable", "cpu_model": cpu, "cpu_flags": list(flags)}
     (model / "summary.json").write_text(json.dumps(summary))
 
 
@@ -378,11 +378,28 @@ def test_a_retrained_model_is_set_beside_its_first_training_bit_for_bit(tmp_path
     bench.write_text(BENCH + "6.0\t0:00:06\t354.96\t716.61\t268.70\t307.28\t0.00\t0.13\t69.78\t5.0")
     manifest = collect(again, out, "questions", {}, tmp_path / "data/corpus.json", tmp_path)
     job = manifest["stages"]["questions"]["retrained"]["default/lstm_w8_s0"]
-    assert job["same_weights_as_first"] is identical and job["first_cpu"] == "CPU one"
+    assert job["same_weights_as_first"] is identical and job["first_cpu"] == "CPU one (avx2 fma)"
     agreement = manifest["totals"]["retrained_same_bits"]
     assert agreement["compared"] == 1
     assert agreement["identical"] == agreement["identical_on_another_cpu"] == int(identical)
     assert agreement["first_differing"] == (None if identical else "default/lstm_w8_s0")
+
+
+@pytest.mark.parametrize(("cpu", "flags", "another"), [("AMD EPYC", ("avx2", "fma", "avx512f"), 1),
+                                                      ("AMD EPYC", ("avx2", "fma"), 0)])  # fmt: skip
+def test_a_chip_of_the_same_name_with_other_vector_extensions_is_another_cpu(tmp_path, cpu, flags, another):
+    """``/proc/cpuinfo`` names two EPYC generations alike; the kernels tell them apart by
+    their vector extensions, and so does the count of retrainings on another CPU."""
+    results = fake_run(tmp_path)
+    _with_weights(results, b"\x01\x02", "AMD EPYC")
+    out = tmp_path / "reference"
+    collect(results, out, "study", {}, tmp_path / "data/corpus.json", tmp_path)
+    again = fake_run(tmp_path / "later")
+    _with_weights(again, b"\x01\x02", cpu, flags)
+    bench = again / "benchmarks" / "train" / "default" / "lstm_w8_s0.tsv"
+    bench.write_text(BENCH + "6.0\t0:00:06\t354.96\t716.61\t268.70\t307.28\t0.00\t0.13\t69.78\t5.0")
+    manifest = collect(again, out, "questions", {}, tmp_path / "data/corpus.json", tmp_path)
+    assert manifest["totals"]["retrained_same_bits"]["identical_on_another_cpu"] == another
 
 
 def test_collect_refuses_a_checkout_with_uncommitted_changes_and_writes_nothing(tmp_path):

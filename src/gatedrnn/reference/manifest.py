@@ -138,15 +138,24 @@ def _trained_by_this_stage(run_jobs: dict[str, dict], manifest: dict, stage: str
     return {name: job for name, job in run_jobs.items() if (name, job["wall_s"], job["cpu_s"]) not in seen}
 
 
+def cpu_identity(numerics: dict | None) -> str | None:
+    """A CPU as far as the kernels can tell: its model name and the vector extensions
+    the libraries dispatch on (two chips both named ``AMD EPYC`` may differ in AVX-512)."""
+    if not numerics or not numerics.get("cpu_model"):
+        return None
+    flags = numerics.get("cpu_flags") or []
+    return f"{numerics['cpu_model']} ({' '.join(flags)})" if flags else numerics["cpu_model"]
+
+
 def same_bits(first: dict, again: dict) -> dict:
     """A retraining set beside the model's first training: the same final weights
-    (sha256 of their tensors) or not, and the CPU models of both. Empty where either
-    lacks the hash (trained before numerics.cpu_isa)."""
+    (sha256 of their tensors) or not, and the CPU of the first (:func:`cpu_identity`).
+    Empty where either lacks the hash (trained before numerics.cpu_isa)."""
     if not first.get("weights_sha256") or not again.get("weights_sha256"):
         return {}
     return {
         "same_weights_as_first": first["weights_sha256"] == again["weights_sha256"],
-        "first_cpu": (first.get("numerics") or {}).get("cpu_model"),
+        "first_cpu": cpu_identity(first.get("numerics")),
     }
 
 
@@ -163,7 +172,7 @@ def retraining_agreement(manifest: dict) -> dict:
         "compared": len(compared),
         "identical": len(identical),
         "identical_on_another_cpu": sum(
-            1 for _, job in identical if job.get("first_cpu") != (job.get("numerics") or {}).get("cpu_model")
+            1 for _, job in identical if job.get("first_cpu") != cpu_identity(job.get("numerics"))
         ),
         "first_differing": differing[0] if differing else None,
     }
