@@ -89,6 +89,10 @@ def test_costs_come_from_benchmarks_of_the_same_shape_else_calibration(tmp_path,
     (bench / "lstm_w24_s0.tsv").write_text("s\th:m:s\tmax_rss\tcpu_time\n9.0\t0:00:09\t300\t7.0\n")
     known = benchmark_costs(results)
     assert known[SHAPE].step == pytest.approx((7.0 - 3.0) / 40) and known[SHAPE].source == "benchmark"
+    # a long run that started from a shorter run's state at step 30 trained 10 steps in that time
+    (model / "summary.json").write_text(json.dumps(summary | {"prefix_from": {"step": 30}}))
+    assert benchmark_costs(results)[SHAPE].step == pytest.approx((7.0 - 3.0) / 10)
+    (model / "summary.json").write_text(json.dumps(summary))
 
     calibrated = []
     monkeypatch.setattr(

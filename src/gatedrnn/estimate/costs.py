@@ -75,7 +75,9 @@ def benchmark_costs(results: Path) -> dict[Shape, Cost]:
         if summary.get("diverged"):
             continue
         cfg = summary["train_config"]
-        start = summary.get("resumed_from_step") or 0
+        # its last process trained from its own checkpoint or from a shorter run's state
+        prefix = (summary.get("prefix_from") or {}).get("step") or 0
+        start = max(summary.get("resumed_from_step") or 0, prefix)
         trained = cfg["steps"] - start
         lines = bench.read_text().splitlines()
         row = dict(zip(lines[0].split("\t"), lines[-1].split("\t"), strict=False))

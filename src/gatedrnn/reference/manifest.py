@@ -178,15 +178,19 @@ def retraining_agreement(manifest: dict) -> dict:
     }
 
 
+def steps_measured(job: dict) -> int:
+    """The steps the process that finished a job trained, which its benchmark measures:
+    from a shorter run's state it started from (prefix sharing), or from its own
+    checkpoint when a stop (a session's end) made it resume, which lies past the prefix."""
+    return job.get("steps", 0) - max(job.get("prefix_from_step") or 0, job.get("resumed_from_step") or 0)
+
+
 def measured_share(job: dict) -> float:
-    """The share of a job's own steps (past any shorter run's state it started from)
-    whose CPU time its benchmark holds: all, unless the job was stopped (a session's
-    end) and resumed from its own checkpoint; Snakemake benchmarks only the process
-    that finished, so the steps before the checkpoint go unmeasured."""
-    start = job.get("prefix_from_step") or 0
-    own = job.get("steps", 0) - start
-    resumed = job.get("resumed_from_step") or 0
-    return (job["steps"] - resumed) / own if own > 0 and resumed > start else 1.0
+    """The share of a job's own steps (past any prefix) whose CPU time its benchmark
+    holds: all, unless it resumed from its own checkpoint; Snakemake benchmarks only
+    the process that finished, so the steps before the checkpoint go unmeasured."""
+    own = job.get("steps", 0) - (job.get("prefix_from_step") or 0)
+    return steps_measured(job) / own if own > 0 else 1.0
 
 
 def steps_not_measured(job: dict) -> int:
@@ -339,11 +343,9 @@ def totals(manifest: dict) -> dict:
 
 def prefix_saving(job: dict) -> float:
     """CPU seconds a job did not spend because it started from a shorter run's state:
-    the steps it skipped at the cost per step of the steps it trained. A job that
-    resumed from its own checkpoint trained from that step on (which lies past the
-    prefix: a checkpoint of the long run itself)."""
+    the steps it skipped at the cost per step of the steps it trained (:func:`steps_measured`)."""
     skipped = job.get("prefix_from_step") or 0
-    trained = job.get("steps", 0) - max(skipped, job.get("resumed_from_step") or 0)
+    trained = steps_measured(job)
     return skipped * job["cpu_s"] / trained if skipped and trained > 0 else 0.0
 
 
