@@ -98,11 +98,13 @@ SECTIONS = (
     Section("study", "E3: the forget-bias sweep", "forget_bias_sweep.csv",
             ("forget_bias", "seed", "best_val_loss", "state_half_life", "grad_log10_first_over_last"),
             "The reference LSTM trained from forget bias b (b = 0: PyTorch's default initialisation)."),
-    Section("regimes", "Regime sweep: the trained-gate statistics under each optimizer and learning rate",
-            "regime_sensitivity.csv",
-            ("cell", "optimizer", "lr", "steps", "best_val_loss", "gate_mean", "half_life_median",
-             "half_life_max", "corr_i_one_minus_f", "gru_minus_lstm"),
-            "One row per (cell, regime), averaged over the sweep's seeds."),
+    Section("regimes", "Regime sweep: the trained-gate statistics under each optimizer, learning rate "
+            "and window shape", "regime_sensitivity.csv",
+            # the regime and both window axes: the window points share optimizer, lr and steps
+            ("regime", "cell", "optimizer", "lr", "steps", "batch_size", "seq_len", "best_val_loss",
+             "gate_mean", "half_life_median", "half_life_max", "corr_i_one_minus_f", "gru_minus_lstm"),
+            "One row per (cell, regime), averaged over the sweep's seeds; batch_size is windows per "
+            "batch, seq_len characters per window."),
     Section("questions", "G1: what the reset gate does", "open_reset_gate.csv",
             ("comparison", "model", "reference_model", "seed", "params", "loss", "reference_loss",
              "loss_difference"),
