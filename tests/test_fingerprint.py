@@ -109,3 +109,37 @@ def test_an_unpinned_process_is_refused(monkeypatch):
         monkeypatch.delenv(name, raising=False)
     with pytest.raises(numerics.NumericsMismatch, match="not in force"):
         fingerprint.train_fingerprint("portable")
+
+
+def test_the_full_size_record_holds_the_reference_runs_weights():
+    """Every full-size model the fingerprint trained again is the reference's, bit for bit:
+    the results page's count of models trained on two CPU models rests on it."""
+    from gatedrnn.report.same_bits import verified_elsewhere
+
+    repo = SRC.parent
+    manifest = json.loads((repo / "reference" / "manifest.json").read_text())
+    models = verified_elsewhere(manifest, fingerprint.load())
+    assert models, "the fingerprint's full_size names no model of the reference run"
+    assert all(m["same_weights"] for m in models.values()), models
+
+
+def test_models_trained_elsewhere_are_counted_by_distinct_cpu(tmp_path):
+    from gatedrnn.report.same_bits import FINGERPRINT, verified_elsewhere_sentence
+
+    epyc = {"cpu_model": "AMD EPYC", "cpu_flags": ["avx2"]}
+    xeon = {"cpu_model": "Intel Xeon", "cpu_flags": ["avx2", "avx512f"]}
+    manifest = {"training_jobs": {"default/lstm_w8_s0": {"weights_sha256": "aa", "numerics": epyc}}}
+    record = {"weights_sha256": "aa", "passed_on": [epyc, xeon, dict(xeon)]}
+    (tmp_path / FINGERPRINT).parent.mkdir(parents=True)
+    path = tmp_path / FINGERPRINT
+
+    path.write_text(json.dumps({"full_size": {"default/lstm_w8_s0": record}}))
+    text = verified_elsewhere_sentence(manifest, tmp_path)
+    assert ": 1 (`default/lstm_w8_s0` on 2 CPU models (AMD EPYC with AVX2, Intel Xeon with AVX-512)" in text
+
+    path.write_text(json.dumps({"full_size": {"default/lstm_w8_s0": {**record, "passed_on": [epyc]}}}))
+    assert verified_elsewhere_sentence(manifest, tmp_path) == "", "one CPU model is no cross-CPU proof"
+
+    path.write_text(json.dumps({"full_size": {"default/lstm_w8_s0": {**record, "weights_sha256": "bb"}}}))
+    assert "`default/lstm_w8_s0`" in verified_elsewhere_sentence(manifest, tmp_path)
+    assert "does not have this run's weights" in verified_elsewhere_sentence(manifest, tmp_path)
