@@ -180,10 +180,15 @@ def alphabet_part(reference: Path) -> list[str]:
     configured = table[table["kind"] == "configured"]
     closest = candidates[candidates["closest"].astype(str) == "True"]
     implied = counts["implied_vocab"].astype(float)
+    one_whole = implied.max() - implied.min() < 1e-6 and abs(implied.iloc[0] - round(implied.iloc[0])) < 1e-6
+    span = (
+        f"each imply {round(implied.iloc[0])} characters"
+        if one_whole
+        else f"imply {fmt(implied.min())} to {fmt(implied.max())} characters, not one whole number"
+    )
     lines = [
         f"The study's printed parameter counts, solved with the model's own formula for the vocabulary "
-        f"(`reference/tables/alphabet_check.csv`), imply {fmt(implied.min())} to {fmt(implied.max())} "
-        "characters, not a whole number",
+        f"(`reference/tables/alphabet_check.csv`), {span}",
     ]
     if len(configured):
         lines[0] += f"; this corpus has {int(configured.iloc[0]['vocab_size'])}"
