@@ -356,3 +356,24 @@ def test_the_joint_fit_solves_every_count_at_once_and_torch_agrees():
     fit = joint_fit(counts)
     assert (fit["nearest_vocab"], fit["params_difference"]) == (97, 0)
     assert fit["extra_per_unit"] == pytest.approx(0, abs=1e-6)
+
+
+def _page_words(tmp_path, implied, k):
+    from gatedrnn.report.protocol_page import alphabet_part
+
+    rows = [{"kind": "published", "model": f"m{i}", "width": 1, "published_params": 1, "implied_vocab": v,
+             "nearest_vocab": round(v), "params_difference": 0} for i, v in enumerate(implied)]  # fmt: skip
+    rows.append({"kind": "joint_fit", "implied_vocab": implied[0], "extra_per_unit": k, "nearest_vocab": 100,
+                 "params_difference": 0})  # fmt: skip
+    (tmp_path / "tables").mkdir(parents=True)
+    pd.DataFrame(rows).assign(closest=False).to_csv(tmp_path / "tables" / "alphabet_check.csv", index=False)
+    return alphabet_part(tmp_path)[0]
+
+
+def test_the_page_says_one_whole_vocabulary_only_when_every_count_gives_it(tmp_path):
+    """The results page's alphabet sentence is computed from the table: one whole number
+    when the counts agree on it, the span otherwise; a fit's float noise reads as 0."""
+    assert "each imply 100 characters" in _page_words(tmp_path / "a", [100.0, 100.0, 100.0], -3e-13)
+    assert "k = 0;" in _page_words(tmp_path / "b", [100.0, 100.0, 100.0], -3e-13)
+    mixed = _page_words(tmp_path / "c", [99.5, 100.0, 100.25], 1.5)
+    assert "imply 99.5 to 100.2" in mixed and "not one whole number" in mixed, mixed

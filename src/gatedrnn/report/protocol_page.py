@@ -203,10 +203,12 @@ def alphabet_part(reference: Path) -> list[str]:
     if len(fit):
         row = fit.iloc[0]
         missed = int(row["params_difference"])
+        # a least-squares fit: round off its float noise (k = -3e-13 reads as a finding)
+        vocab, extra = (round(float(row[key]), 6) + 0.0 for key in ("implied_vocab", "extra_per_unit"))
         lines[0] += (
-            " Fitted together, with k parameters per hidden unit that this project's model lacks, the "
+            " Fitted together, with k parameters per hidden unit beyond this project's model, the "
             "counts "
-            f"give V = {fmt(float(row['implied_vocab']))} and k = {fmt(float(row['extra_per_unit']))}; the "
+            f"give V = {fmt(vocab)} and k = {fmt(extra)}; the "
             f"integers V = {int(row['nearest_vocab'])}, k = {math.floor(float(row['extra_per_unit']) + 0.5)} "
             + ("match every count exactly." if missed == 0 else f"miss a count by {missed:,} at most.")
         )
