@@ -114,9 +114,11 @@ def test_an_unpinned_process_is_refused(monkeypatch):
 def test_the_full_size_record_holds_the_reference_runs_weights():
     """Every full-size model the fingerprint trained again is the reference's, bit for bit:
     the results page's count of models trained on two CPU models rests on it."""
-    from gatedrnn.report.same_bits import verified_elsewhere
+    from gatedrnn.report.same_bits import FINGERPRINT, verified_elsewhere
 
     repo = SRC.parent
+    # report/ sits below verify/ in the layers, so it names verify's record by path: the same file
+    assert repo / FINGERPRINT == fingerprint.FINGERPRINT
     manifest = json.loads((repo / "reference" / "manifest.json").read_text())
     models = verified_elsewhere(manifest, fingerprint.load())
     assert models, "the fingerprint's full_size names no model of the reference run"
