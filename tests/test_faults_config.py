@@ -100,3 +100,35 @@ def test_config_override_on_the_command_line_is_validated_too(tmp_path, fault_le
     assert "rmsprop" in output and "optimizer" in output
     assert not (workdir / "data").exists()
     fault_ledger.rejected(name)
+
+
+class _NoDuplicateKeys(yaml.SafeLoader):
+    """YAML, but a key given twice in one mapping is an error: PyYAML (and Snakemake's
+    config loading) silently keep the last, so an edit to the first would do nothing."""
+
+    def construct_mapping(self, node, deep=False):
+        keys = [self.construct_object(key, deep=deep) for key, _ in node.value]
+        twice = sorted({str(k) for k in keys if keys.count(k) > 1})
+        if twice:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"key(s) {', '.join(twice)} given twice", node.start_mark
+            )
+        return super().construct_mapping(node, deep=deep)
+
+
+REPO = Path(__file__).resolve().parents[1]
+SHIPPED_YAML = sorted(
+    path
+    for pattern in ("config/*.yaml", "profiles/*/config.yaml", "workflow/resources/*.yaml", "envs/*.yaml")
+    for path in REPO.glob(pattern)
+) + sorted(REPO.glob(".snakemake-workflow-catalog.yml"))
+
+
+@pytest.mark.parametrize("path", SHIPPED_YAML, ids=lambda p: str(p.relative_to(REPO)))
+def test_no_shipped_yaml_gives_a_key_twice(path):
+    yaml.load(path.read_text(), Loader=_NoDuplicateKeys)
+
+
+def test_a_key_given_twice_is_caught():
+    with pytest.raises(yaml.constructor.ConstructorError, match="seeds given twice"):
+        yaml.load("a:\n  seeds: [0]\n  b: 1\n  seeds: [1]\n", Loader=_NoDuplicateKeys)

@@ -328,6 +328,24 @@ def test_a_stage_collected_in_part_says_so_on_the_pages(tmp_path):
     )
 
 
+def test_a_stage_in_part_names_the_experiments_still_to_come(tmp_path):
+    from gatedrnn.report.results_page import SECTIONS, still_to_come
+
+    tables = tmp_path / "tables"
+    tables.mkdir()
+    for name in ("open_reset_gate.csv", "split_by_width.csv"):  # G1 and G2 are in
+        (tables / name).write_text("a\n1\n")
+    part = {"stages": {"questions": {"collected": "2026-01-01T00:00:00", "partial": True}}}
+    line = " ".join(still_to_come(tmp_path, part, "questions"))
+    expected = sorted({s.title.split(":")[0] for s in SECTIONS if s.stage == "questions"} - {"G1", "G2"})
+    assert [code for code in expected if f"{code} (" in line] == expected and expected
+    assert "G1 (" not in line and "G2 (" not in line
+    assert line.count("G3 (") == 1  # two sections, named once
+    # a later part, not partial, completes the stage: nothing is said to be missing
+    part["stages"]["questions_2"] = {"collected": "2026-01-02T00:00:00"}
+    assert still_to_come(tmp_path, part, "questions") == []
+
+
 def test_tables_of_another_cpu_model_are_kept_with_the_stage_that_retrained_their_models(tmp_path):
     from gatedrnn.reference.another_cpu import collect_another_cpu
 

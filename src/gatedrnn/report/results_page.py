@@ -278,6 +278,22 @@ def section_lines(reference: Path, section: Section, ledger) -> list[str]:
     return lines
 
 
+def still_to_come(reference: Path, manifest: dict, stage: str) -> list[str]:
+    """For a stage whose latest part was collected partial: the experiments of its
+    sections whose tables are not in ``reference/tables`` yet, each once."""
+    if not manifest["stages"][collected(manifest, stage)[-1]].get("partial"):
+        return []
+    missing = [s for s in SECTIONS if s.stage == stage and not (reference / "tables" / s.table).exists()]
+    first_title = {}  # an experiment may have several sections (G3: two tables)
+    for section in sorted(missing, key=_experiment):
+        code, title = section.title.split(":", 1)
+        first_title.setdefault(code, title.strip())
+    if not first_title:
+        return []
+    names = ", ".join(f"{code} ({title})" for code, title in first_title.items())
+    return [f"Collected in part: still to come are {names}.", ""]
+
+
 def render_results_page(reference: str | Path, workflow: str | Path = ".", ledger=None) -> str:
     """docs/results.md; ``workflow``: the checkout whose workflow/resources/published.yaml names
     the published values the protocol section sets beside the reference's; ``ledger``: the
@@ -301,6 +317,7 @@ def render_results_page(reference: str | Path, workflow: str | Path = ".", ledge
             out.append(f"Not in the reference run yet: `snakemake --cores 2 stage_{stage}`, then "
                        f"`python -m gatedrnn.reference collect --stage {stage}`.")  # fmt: skip
             continue
+        out += still_to_come(reference, manifest, stage)
         if stage == "questions" and (reference / "open_questions.md").exists():
             out.append((reference / "open_questions.md").read_text().strip())
         if stage == "protocol":
