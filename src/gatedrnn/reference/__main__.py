@@ -1,4 +1,5 @@
-"""``python -m gatedrnn.reference``: collect, ledger, scoreboard, confirm, collect-another-cpu, pages."""
+"""``python -m gatedrnn.reference``: collect, ledger, scoreboard, confirm, collect-another-cpu, pages,
+changes."""
 
 from __future__ import annotations
 
@@ -143,6 +144,13 @@ def run(argv: list[str] | None = None) -> int:
     g.add_argument("--page", default="docs/results.md")
     g.add_argument("--readme", default="README.md")
     g.add_argument("--configfile", nargs="+", default=["config/config.yaml"])
+    h = sub.add_parser(
+        "changes",
+        help="the ledger's counts per family beside an older ledger's, and every verdict that changed",
+    )
+    h.add_argument("--old", required=True, help="the older ledger's claims.csv")
+    h.add_argument("--reference", default=str(manifest.REFERENCE))
+    h.add_argument("--configfile", nargs="+", default=["config/config.yaml"])
     args = parser.parse_args(argv)
     if args.command == "ledger":
         reference = _directory("--reference", args.reference, REFERENCE_HOLDS)
@@ -168,6 +176,25 @@ def run(argv: list[str] | None = None) -> int:
 
         print(summary_line(ledger))
         print("wrote " + ", ".join(written))
+        return 0
+    if args.command == "changes":
+        import pandas as pd
+
+        from gatedrnn.report.ledger_changes import render_changes
+
+        old_path = _file("--old", args.old)
+        reference = _directory("--reference", args.reference, REFERENCE_HOLDS)
+        try:
+            old = pd.read_csv(old_path, keep_default_na=False)
+        except (ValueError, pd.errors.ParserError) as err:
+            raise BadArgument(f"--old {args.old}: not a CSV ({err})") from err
+        if not {"id", "experiment", "kind", "verdict"} <= set(old.columns):
+            raise BadArgument(f"--old {args.old}: not a claims ledger (no id, experiment, kind, verdict)")
+        new = tables.page_ledger(reference, _config(args.configfile), Path.cwd())
+        if new is None:
+            print("the reference has no ledger yet: collect a stage first", file=sys.stderr)
+            return 1
+        print(render_changes(old, new))
         return 0
     if args.command == "scoreboard":
         board = tables.reference_scoreboard(
