@@ -188,8 +188,10 @@ def run(argv: list[str] | None = None) -> int:
             old = pd.read_csv(old_path, keep_default_na=False)
         except (ValueError, pd.errors.ParserError) as err:
             raise BadArgument(f"--old {args.old}: not a CSV ({err})") from err
-        if not {"id", "experiment", "kind", "verdict"} <= set(old.columns):
-            raise BadArgument(f"--old {args.old}: not a claims ledger (no id, experiment, kind, verdict)")
+        needed = {"id", "experiment", "kind", "description", "published", "reproduced", "verdict"}
+        lacking = ", ".join(sorted(needed - set(old.columns)))
+        if lacking:
+            raise BadArgument(f"--old {args.old}: not a claims ledger (lacks {lacking})")
         new = tables.page_ledger(reference, _config(args.configfile), Path.cwd())
         if new is None:
             print("the reference has no ledger yet: collect a stage first", file=sys.stderr)

@@ -30,9 +30,11 @@ def family_counts_beside(old: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
 def verdict_changes(old: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
     """The claims whose verdict differs between the two ledgers, matched on ``id``,
     with both values: a claim in one ledger only is listed with ``-`` for the other."""
-    keep = ["id", "experiment", "description", "published", "reproduced", "verdict"]
-    both = old[keep].merge(new[keep], on=["id", "experiment", "description", "published"],
-                           how="outer", suffixes=("_old", "_new"))  # fmt: skip
+    keep = ["id", "description", "published", "reproduced", "verdict"]
+    # matched on id alone: a claim whose wording or published value was edited is one row
+    both = old[keep].merge(new[keep], on="id", how="outer", suffixes=("_old", "_new"))
+    for column in ("description", "published"):
+        both[column] = both[f"{column}_new"].fillna(both[f"{column}_old"])
     both = both.astype(object).where(both.notna(), "-")
     changed = both[both["verdict_old"].astype(str) != both["verdict_new"].astype(str)]
     columns = ["id", "description", "published", "reproduced_old", "verdict_old", "reproduced_new",
