@@ -36,6 +36,7 @@ RUN_HERE = {
     "gatedrnn.reference ledger": "test_pages_and_ledger_regenerate_the_committed_files",
     "gatedrnn.reference scoreboard": "test_scoreboard_and_confirm_targets_on_the_reference",
     "gatedrnn.reference confirm": "test_scoreboard_and_confirm_targets_on_the_reference",
+    "gatedrnn.reference changes": "test_changes_against_the_previous_references_ledger",
     "gatedrnn.train.memory_calibration": "test_memory_calibration_fits_the_recorded_peaks",
     # run as documented, end to end at smoke size, in tests/test_verify.py
     "gatedrnn.verify": "test_verify.py::test_verify_end_to_end_at_smoke_size",
@@ -140,6 +141,25 @@ def test_scoreboard_and_confirm_targets_on_the_reference(checkout):
     targets = run("gatedrnn.reference", "confirm", "--targets", cwd=checkout).stdout.split()
     assert targets and all(t.startswith("results/") for t in targets)
     assert any(t.endswith("/summary.json") for t in targets)
+
+
+PREVIOUS_LEDGER = "1c4b81b^:reference/claims.csv"  # reference/README.md's `git show`
+
+
+def test_changes_against_the_previous_references_ledger(tmp_path):
+    """reference/README's ``git show 1c4b81b^:reference/claims.csv > old_claims.csv`` then
+    ``python -m gatedrnn.reference changes --old old_claims.csv``: both ledgers' counts per
+    family, and the changed verdicts, each claim once."""
+    shown = subprocess.run(["git", "-C", str(REPO), "show", PREVIOUS_LEDGER], capture_output=True)
+    if shown.returncode != 0:  # a clone without that history (--depth)
+        pytest.skip(f"git show {PREVIOUS_LEDGER}: {shown.stderr.decode().strip()}")
+    old = tmp_path / "old_claims.csv"
+    old.write_bytes(shown.stdout)
+    proc = run("gatedrnn.reference", "changes", "--old", str(old))
+    assert "values reproduced" in proc.stdout and "verdicts changed" in proc.stdout
+    changed = proc.stdout.split("verdicts changed")[1].splitlines()
+    listed = [line.split("|")[1].strip() for line in changed if line.startswith("| ")][1:]  # after the header
+    assert listed and len(listed) == len(set(listed)), listed
 
 
 def test_memory_calibration_fits_the_recorded_peaks():
