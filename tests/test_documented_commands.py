@@ -200,8 +200,11 @@ def test_estimate_collect_and_pages_on_a_smoke_run(smoke_run, tmp_path):
     out, smoke = tmp_path / "reference", ["--configfile", str(SMOKE_CONFIG)]
     collect = ["gatedrnn.reference", "collect", "--results", str(smoke_run / "results"), "--out", str(out),
                "--provenance", str(smoke_run / "data/corpus.json"), *smoke]  # fmt: skip
-    run(*collect, "--stage", "study", "--projection", str(projected))
-    run(*collect, "--stage", "protocol", "--note", "the smoke run")
+    # as documented, from a clean clone: collect refuses a checkout with uncommitted changes
+    checkout = tmp_path / "checkout"
+    subprocess.run(["git", "clone", "-q", str(REPO), str(checkout)], check=True)
+    run(*collect, "--stage", "study", "--projection", str(projected), cwd=checkout)
+    run(*collect, "--stage", "protocol", "--note", "the smoke run", cwd=checkout)
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["stages"]["study"]["projection"]["jobs_run"] > 0
     assert manifest["stages"]["protocol"]["note"] == "the smoke run"
