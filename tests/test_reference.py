@@ -328,6 +328,21 @@ def test_a_stage_collected_in_part_says_so_on_the_pages(tmp_path):
     )
 
 
+def test_a_stage_made_in_parts_numbers_them_once_the_last_is_in(tmp_path):
+    from gatedrnn.report.results_page import held, provenance
+
+    results = fake_run(tmp_path)
+    out, corpus = tmp_path / "reference", tmp_path / "data/corpus.json"
+    collect(results, out, "questions", {}, corpus, tmp_path, partial=True)
+    manifest = collect(results, out, "questions_2", {}, corpus, tmp_path)
+    assert held(manifest, "questions") == "the open questions"
+    rows = [line for line in provenance(manifest) if line.startswith("| questions")]
+    assert [row.split(" | ")[1] for row in rows] == [
+        "the open questions, part 1 of 2",
+        "the open questions, part 2 of 2",
+    ]
+
+
 def test_a_stage_in_part_names_the_experiments_still_to_come(tmp_path):
     from gatedrnn.report.results_page import SECTIONS, still_to_come
 

@@ -214,13 +214,19 @@ def provenance(manifest: dict) -> list[str]:
     for kind, what in STAGES.items():
         if not collected(manifest, kind):
             lines.append(f"| {kind} | {what} | not run yet | | |")
-        for name in collected(manifest, kind):
+        parts = collected(manifest, kind)
+        complete = bool(parts) and not stages[parts[-1]].get("partial")
+        for number, name in enumerate(parts, 1):
             stage = stages[name]
             machine = stage_machine(manifest, name)
             trained = stage.get("training_jobs")
             again = len(stage.get("retrained", {}))
             count = "not recorded" if trained is None else f"{len(trained)} ({again})"
-            part = " (in part)" if stage.get("partial") else ""
+            # once the last part is in, each part says which it was; before, "(in part)"
+            if len(parts) > 1 and complete:
+                part = f", part {number} of {len(parts)}"
+            else:
+                part = " (in part)" if stage.get("partial") else ""
             lines.append(f"| {name} | {what}{part} | {stage['commit'][:12]} | {machine['cpu']} | {count} |")
     corpus = manifest.get("corpus", {})
     totals = manifest.get("totals", {})
