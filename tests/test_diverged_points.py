@@ -9,7 +9,7 @@ import math
 
 import pandas as pd
 import pytest
-from conftest import run_snakemake
+from conftest import copy_of_smoke_run, run_snakemake
 from faults.runs import write_config
 from test_regime_sweep import GATES, POINTS, REGIMES, claims_with_views, run
 
@@ -63,13 +63,18 @@ def test_the_ledger_names_a_regime_where_every_seed_diverged():
 
 
 @pytest.mark.workflow
-def test_a_sweep_point_that_really_diverges_is_a_row_of_the_table_and_the_figure_is_drawn(tmp_path):
+def test_a_sweep_point_that_really_diverges_is_a_row_of_the_table_and_the_figure_is_drawn(
+    tmp_path, smoke_run
+):
     # SGD at lr 1e6 diverges within a few steps at smoke size (tests/test_faults_training.py)
     configfile = write_config(
         tmp_path / "config.yaml",
         {"regime_sweep": {"enabled": True, "optimizers": {"sgd": [1000000.0]}, "steps": [40], "seeds": [0]}},
     )
-    workdir = tmp_path / "run"
+    # In a copy of the session's smoke run: the sweep points this config shares with the
+    # smoke config are up to date there (same params), so only the diverging point trains
+    # and the sweep's table and figure are made again (issue #50: no training twice).
+    workdir = copy_of_smoke_run(smoke_run, tmp_path / "run")
     targets = ["results/tables/regime_sensitivity.csv", "results/figures/regime_sensitivity.png"]
     proc = run_snakemake(workdir, "--cores", "2", *targets, configfile=configfile)
     output = proc.stdout + proc.stderr

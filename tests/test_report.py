@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import run_snakemake
+from conftest import copy_of_smoke_run, run_snakemake
 from playwright.sync_api import Page, sync_playwright
 from test_claims import counted_summary
 
@@ -52,8 +52,10 @@ IMAGE = '#app img[src^="data:image/png"]'
 
 @pytest.fixture(scope="module")
 def report(smoke_run, tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("report") / "report.html"
-    run_snakemake(smoke_run, "--report", str(path))
+    folder = tmp_path_factory.mktemp("report")
+    path = folder / "report.html"
+    # Snakemake writes .snakemake/ as it reports: in a copy of the session's shared run (conftest)
+    run_snakemake(copy_of_smoke_run(smoke_run, folder / "run"), "--report", str(path))
     return path
 
 

@@ -8,7 +8,7 @@ import re
 import pandas as pd
 import pytest
 import yaml
-from conftest import DEFAULT_CONFIG, SMOKE_CONFIG, run_snakemake
+from conftest import DEFAULT_CONFIG, SMOKE_CONFIG, copy_of_smoke_run, run_snakemake
 
 from gatedrnn.core.data import Vocabulary
 from gatedrnn.core.vocabularies import vocabulary_size
@@ -154,8 +154,9 @@ def test_smoke_tables_agree_with_the_models(smoke_run):
     assert len(curves) == n_models * steps
 
 
-def test_smoke_run_is_complete_and_idempotent(smoke_run):
-    proc = run_snakemake(smoke_run, "-n", "--cores", "1")
+def test_smoke_run_is_complete_and_idempotent(smoke_run, tmp_path):
+    # a dry run writes .snakemake/: in a copy of the session's shared run (conftest)
+    proc = run_snakemake(copy_of_smoke_run(smoke_run, tmp_path / "run"), "-n", "--cores", "1")
     assert "Nothing to be done" in proc.stdout + proc.stderr
 
 

@@ -60,6 +60,19 @@ class FaultLedger:
             f"{s['bad_inputs_rejected_cleanly']}; files lost {s['files_lost']}"
         )
 
+    def write_part(self, path: Path) -> None:
+        """This process's tallies as they are (a pytest-xdist worker's part of the session's)."""
+        path.write_text(json.dumps({"faults": self.faults, "bad_inputs": self.bad_inputs, "lost": self.lost}))
+
+    def merge(self, part: dict) -> None:
+        """Add another worker's part (:meth:`write_part`): an entry counts as good if it was
+        good where it ran."""
+        for name, ok in part["faults"].items():
+            self.faults[name] = self.faults.get(name, False) or ok
+        for name, ok in part["bad_inputs"].items():
+            self.bad_inputs[name] = self.bad_inputs.get(name, False) or ok
+        self.lost.extend(part["lost"])
+
     def write(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(self.summary(), indent=2) + "\n")
