@@ -39,12 +39,17 @@ def smoke_config() -> dict:
     return yaml.safe_load(SMOKE_CONFIG.read_text())
 
 
-def write_config(path: Path, overrides: dict | None = None, config: dict | None = None) -> Path:
+def write_config(
+    path: Path, overrides: dict | None = None, config: dict | None = None, keep_order: bool = False
+) -> Path:
     """A complete config file: the smoke config (or ``config``) with ``overrides`` merged
-    in as Snakemake merges config files (dicts recursively, anything else replaced)."""
+    in as Snakemake merges config files (dicts recursively, anything else replaced).
+    ``keep_order``: the keys in the smoke config's order, not sorted; needed to run in a
+    copy of the session's smoke run, since Snakemake compares a rule's params with the
+    order of their keys (a sorted corpus block reads as changed params, and retrains all)."""
     config = copy.deepcopy(config if config is not None else smoke_config())
     update_config(config, copy.deepcopy(overrides or {}))  # in place
-    path.write_text(yaml.safe_dump(config))
+    path.write_text(yaml.safe_dump(config, sort_keys=not keep_order))
     return path
 
 
