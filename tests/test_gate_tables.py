@@ -14,8 +14,8 @@ from conftest import SMOKE_CONFIG
 
 from gatedrnn.analysis.gates import ProbeGates, load_gates
 from gatedrnn.analysis.stats import CHANGE_POSITION, DECAY_STEPS
-from gatedrnn.core.conventions import GATE_NAMES
 from gatedrnn.core.model import CharModel
+from gatedrnn.core.registry import BUILTIN_CELLS
 from gatedrnn.report import gates as gate_plots
 from gatedrnn.tables.gates import (
     CHECK_TOLERANCE,
@@ -146,7 +146,7 @@ def test_write_probe_gates_saves_gates_and_checks_them(tmp_path, cell):
     check = write_probe_gates(directory, ids, lines, npz, check_path, log=lambda _: None)
     saved = load_gates(npz)
     assert saved.cell == cell and saved.lines == lines
-    assert sorted(saved.gates) == sorted(GATE_NAMES[cell])
+    assert sorted(saved.gates) == sorted(BUILTIN_CELLS[cell].gates)
     np.testing.assert_array_equal(saved.tokens, ids.numpy())
     assert json.loads(check_path.read_text()) == check
     assert check["max_abs_diff"] < CHECK_TOLERANCE and check["max_rel_diff"] < CHECK_TOLERANCE
@@ -201,8 +201,11 @@ def test_forget_units_known_half_lives():
     assert row["half_life_min"] == pytest.approx(0.5)
     assert row["half_life_max"] == pytest.approx(11.0)
     assert row["mean_median"] == pytest.approx(np.median(units))
-    with pytest.raises(ValueError, match="lstm"):
-        forget_units_table([("gru_w5", 0, probe("gru", {"f": f}))])
+    # the table reads the cell's declared keep gate: a GRU's z gives the same row
+    gru_row = forget_units_table([("gru_w5", 0, probe("gru", {"z": f}))]).iloc[0]
+    assert gru_row.drop("model").equals(row.drop("model"))
+    with pytest.raises(ValueError, match="keep gate, and a rnn declares none"):
+        forget_units_table([("rnn_w5", 0, probe("rnn", {"h": f}))])
 
 
 def test_forget_by_char_classes():
@@ -257,7 +260,7 @@ def test_unit_half_lives_of_lstm_f_and_gru_z():
     assert got.loc["gru_budget5", "half_life_median"] == pytest.approx(3.0)
     assert got.loc["gru_budget5", "half_life_max"] == pytest.approx(4.0)
     assert got.loc["lstm_w5", "units"] == 2
-    with pytest.raises(ValueError, match="no gate"):
+    with pytest.raises(ValueError, match="declares none"):
         unit_gates_table([("rnn_w5", 0, probe("rnn", {"h": np.zeros((1, 2, 2))}))])
 
 

@@ -12,8 +12,8 @@ from gatedrnn.analysis.gates import (
     manual_step_check,
     save_gates,
 )
-from gatedrnn.core.conventions import GATE_NAMES
 from gatedrnn.core.model import CharModel
+from gatedrnn.core.registry import BUILTIN_CELLS
 
 torch.set_num_threads(1)
 
@@ -37,7 +37,7 @@ def reference_layer(cell, params, xs):
     w_ih, w_hh, b_ih, b_hh = params
     batch, steps, _ = xs.shape
     units = w_hh.shape[1]
-    out = {k: np.zeros((batch, steps, units)) for k in GATE_NAMES[cell] + ("h", "c")}
+    out = {k: np.zeros((batch, steps, units)) for k in BUILTIN_CELLS[cell].gates + ("h", "c")}
     for b in range(batch):
         h = np.zeros(units)
         c = np.zeros(units)
@@ -90,7 +90,7 @@ def test_gates_match_step_by_step_reference(cell, layers, layer):
     model, tokens = make(cell, layers)
     got = extract_gates(model, tokens, layer=layer)
     ref = reference_model(model, tokens, layer)
-    expected = set(GATE_NAMES[cell]) | {"h"} | ({"c"} if cell == "lstm" else set())
+    expected = set(BUILTIN_CELLS[cell].gates) | {"h"} | ({"c"} if cell == "lstm" else set())
     assert set(got) == expected
     for name in expected:
         assert got[name].shape == (B, T, H)
@@ -156,7 +156,7 @@ def test_save_load_round_trip(tmp_path):
     gates = extract_gates(model, tokens)
     lines = ["abc\nefghijk", "  spaces  x", "\n\n\n\n\n\n\n\n\n\n\n"]
     path = tmp_path / "sub" / "gates.npz"
-    save_gates(path, gates, tokens, lines, cell="lstm", keys=GATE_NAMES["lstm"])
+    save_gates(path, gates, tokens, lines, cell="lstm", keys=BUILTIN_CELLS["lstm"].gates)
     loaded = load_gates(path)
     assert loaded.cell == "lstm" and loaded.layer == 0
     assert set(loaded.gates) == {"i", "f", "g", "o"}

@@ -40,7 +40,36 @@ import numpy as np
 import torch
 from torch import nn
 
+from gatedrnn.core.interface import Layers, RecurrentCell
 from gatedrnn.core.model import CharModel
+from gatedrnn.core.registry import CellSpec, cell_spec, load_cell_class
+
+# The cells whose gates are recomputed in one batched product from PyTorch's own module
+# (below); every other cell's gates come from its own step (gatedrnn.core.interface).
+BATCHED = ("lstm", "gru", "rnn")
+
+
+def probe_spec(probe) -> CellSpec:
+    """The declared gates of the cell a :class:`ProbeGates` (or a summary) is of."""
+    identity = probe.identity if isinstance(probe, ProbeGates) else probe
+    cell = probe.cell if isinstance(probe, ProbeGates) else probe["cell"]
+    return cell_spec(identity.get("cell_path") or cell)
+
+
+def layer_cell(model: CharModel, layer: int) -> RecurrentCell:
+    """Layer ``layer`` as its cell's :class:`RecurrentCell`: the module's own for a cell
+    trained through :class:`Layers`, else a copy holding the layer's weights (a built-in
+    trained by another module, with PyTorch's parameter names)."""
+    rnn = model.rnn
+    if isinstance(rnn, Layers):
+        return rnn.layers[layer]
+    cls = load_cell_class(model.cell_path or model.cell)
+    w_ih = getattr(rnn, f"weight_ih_l{layer}")
+    cell = cls(w_ih.shape[1], rnn.hidden_size).to(device=w_ih.device, dtype=w_ih.dtype)
+    with torch.no_grad():
+        for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh"):
+            getattr(cell, name).copy_(getattr(rnn, f"{name}_l{layer}"))
+    return cell.eval()
 
 
 @contextmanager
@@ -116,6 +145,8 @@ def run_layer(model: CharModel, tokens: torch.Tensor, layer: int = 0) -> LayerRu
         raise ValueError(f"tokens must have shape (batch, time), got {tuple(tokens.shape)}")
     device = next(model.parameters()).device
     tokens = tokens.to(device)
+    if model.cell not in BATCHED:
+        return _run_cell_layer(model, tokens, layer)
     with torch.no_grad(), _exact_float32():
         embedded = model.embed(tokens)
         out, state = rnn(embedded)
@@ -136,6 +167,27 @@ def run_layer(model: CharModel, tokens: torch.Tensor, layer: int = 0) -> LayerRu
     )
 
 
+def _run_cell_layer(model: CharModel, tokens: torch.Tensor, layer: int) -> LayerRun:
+    """:func:`run_layer` for a cell read through its :class:`RecurrentCell` step."""
+    with torch.no_grad(), _exact_float32():
+        embedded = model.embed(tokens)
+        out, finals = model.rnn(embedded)
+        inputs = embedded
+        for below in range(layer):
+            inputs, _ = layer_cell(model, below)(inputs)
+        cell = layer_cell(model, layer)
+        hidden = out if layer == model.rnn.num_layers - 1 else cell(inputs)[0]
+        if isinstance(model.rnn, Layers):
+            final = finals[layer]
+            final_hidden = cell.output(final)
+            final_cell = final[cell.states.index("c")] if "c" in cell.states else None
+        else:  # an nn.GRU-shaped module: h_n of shape (layers, B, H)
+            final_hidden, final_cell = finals[layer], None
+    return LayerRun(
+        tokens=tokens, inputs=inputs, hidden=hidden, final_hidden=final_hidden, final_cell=final_cell
+    )
+
+
 def _input_projection(model: CharModel, run: LayerRun, layer: int, w_ih, bias) -> torch.Tensor:
     """``W_ih x_t + bias`` at every position, shape (B * T, blocks * H).
 
@@ -151,6 +203,9 @@ def _input_projection(model: CharModel, run: LayerRun, layer: int, w_ih, bias) -
 
 def _recompute(model: CharModel, run: LayerRun, layer: int) -> dict[str, torch.Tensor]:
     """All gates and recomputed states of one layer, as torch tensors (B, T, H)."""
+    if model.cell not in BATCHED:  # the cell's own step, from the zero state, over the layer's input
+        with torch.no_grad(), _exact_float32():
+            return layer_cell(model, layer).sequence_gates(run.inputs)
     w_ih, w_hh, b_ih, b_hh = _layer_weights(model.rnn, layer)
     h = run.hidden
     B, T, H = h.shape
@@ -307,3 +362,20 @@ def load_gates(path: str | Path) -> ProbeGates:
             f"gates file {path} cannot be read ({type(err).__name__}: {err}): it is empty, truncated "
             "or damaged; delete it and rerun the workflow, which writes it again"
         ) from None
+
+
+def keep_gate(probe: ProbeGates, what: str) -> np.ndarray:
+    """The declared keep gate's values (B, T, H); ValueError if the cell has none."""
+    spec = probe_spec(probe)
+    if spec.keep_gate is None:
+        raise ValueError(f"{what} needs a keep gate, and a {probe.cell} declares none")
+    return probe.gates[spec.keep_gate]
+
+
+def coupling_pair(probe: ProbeGates, what: str) -> tuple[np.ndarray, np.ndarray]:
+    """The first declared coupling candidate (a, b), tie a = 1 - b; ValueError if none."""
+    spec = probe_spec(probe)
+    if not spec.couplings:
+        raise ValueError(f"{what} needs a coupling candidate, and a {probe.cell} declares none")
+    a, b = spec.couplings[0]
+    return probe.gates[a], probe.gates[b]

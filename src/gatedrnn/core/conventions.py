@@ -4,7 +4,8 @@
   ``nn.GRU`` r, z, n. A GRU's z is the fraction of the state KEPT
   (``h' = z h + (1 - z) n``).
 - The keep gate (LSTM f, GRU z) is the gate whose per-unit mean sets a unit's
-  half-life.
+  half-life. Each cell declares its gates, states, keep gate and coupling candidates
+  (:mod:`gatedrnn.core.registry`, :mod:`gatedrnn.core.interface`).
 - A model is named ``<cell>_<width token>_s<seed>``: the width token is ``w<H>``
   (literal width H) or ``budget<R>`` (the largest width with no more parameters
   than the LSTM of width R). Cells may hold "_" (``gru_noreset``).
@@ -13,12 +14,6 @@
 from __future__ import annotations
 
 import re
-
-GATE_NAMES = {"lstm": ("i", "f", "g", "o"), "gru": ("r", "z", "n"), "rnn": ()}
-STATE_NAMES = {"lstm": ("c", "h"), "gru": ("h",), "rnn": ("h",)}
-
-KEEP_GATE = {"lstm": "f", "gru": "z"}
-KEEP_GATE_NAME = {"lstm": "forget", "gru": "update"}
 
 WIDTH_TOKEN = re.compile(r"^(?:w(?P<literal>[1-9][0-9]*)|budget(?P<budget>[1-9][0-9]*))$")
 # A model directory or gates file: <model id>_s<seed>[.npz].

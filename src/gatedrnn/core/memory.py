@@ -70,6 +70,11 @@ CALIBRATION = {
     "train_units": {"lstm": 10.54, "gru": 21.08, "rnn": 11.94, "cho_gru": 29.97, "gru_noreset": 23.17},
 }
 
+# A cell the calibration has not measured (a plug-in, cifg, mingru) is estimated with the
+# largest fitted a_cell (the package's own scans) and this many gate blocks: an overestimate
+# for a small cell, never a job that runs out of memory for want of a fit.
+UNFITTED_BLOCKS = 4
+
 
 def memory_terms(
     *,
@@ -112,7 +117,7 @@ def memory_terms(
     return {
         "counted": counted,
         "train_units": train_positions * FLOAT * width * layers,
-        "val_units": val_positions * FLOAT * (GATE_BLOCKS[cell] + 1) * width * layers,
+        "val_units": val_positions * FLOAT * (GATE_BLOCKS.get(cell, UNFITTED_BLOCKS) + 1) * width * layers,
         "encoding": corpus_chars * ENCODE_BYTES,
     }
 
@@ -131,7 +136,7 @@ def estimate_train_peak_mb(*, cell: str, calibration: dict | None = None, **shap
         c["floor_mib"]
         + (
             terms["counted"]
-            + c["train_units"][cell] * terms["train_units"]
+            + c["train_units"].get(cell, max(c["train_units"].values())) * terms["train_units"]
             + c["val_units"] * terms["val_units"]
         )
         / MIB

@@ -16,7 +16,9 @@ with PyTorch's update convention: ``cho_gru``, the reset before the recurrent
 matrix (``tanh(W_in x + b_in + W_hn (r * h) + b_hn)``, same parameters as
 ``gru``), and ``gru_noreset``, the GRU with ``r`` fixed at 1 (two row blocks,
 (z, n): no reset weights). ``rnn``, ``gru`` and ``lstm`` stay PyTorch's own
-modules.
+modules. Every cell is a plug-in (:mod:`gatedrnn.core.interface`, docs/cells.md):
+the recurrent layer is its class's ``training_module``; a cell outside the package
+is named by import path (``"package.module:Class"``).
 """
 
 from __future__ import annotations
@@ -24,11 +26,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from gatedrnn.core.cells import GRUVariant
-from gatedrnn.core.sizes import CELLS, readout_norm_problem
-
-# Where the GRU variants put the reset (gatedrnn.core.cells.PLACEMENTS).
-VARIANT_PLACEMENT = {"cho_gru": "before", "gru_noreset": "none"}
+from gatedrnn.core.registry import cell_spec, load_cell_class
+from gatedrnn.core.sizes import readout_norm_problem
 
 
 class CharModel(nn.Module):
@@ -44,8 +43,7 @@ class CharModel(nn.Module):
         readout_norm: str = "layernorm",
     ):
         super().__init__()
-        if cell not in CELLS:
-            raise ValueError(f"unknown cell {cell!r}; choose one of {', '.join(CELLS)}")
+        spec = cell_spec(cell)  # ValueError naming the fix for an unknown cell
         if problem := readout_norm_problem(readout_norm):
             raise ValueError(problem)
         if hidden < 1 or vocab_size < 1 or embed_dim < 1 or layers < 1:
@@ -53,16 +51,17 @@ class CharModel(nn.Module):
                 f"sizes must be positive (vocab {vocab_size}, hidden {hidden}, "
                 f"embed {embed_dim}, layers {layers})"
             )
-        self.cell = cell
+        self.cell = spec.name
+        self.spec = spec
+        # the import path of a cell outside the package (recorded in summary.json), else None
+        self.cell_path = None if spec.builtin else spec.path
         self.hidden = hidden
         self.vocab_size = vocab_size
         self.readout_norm = readout_norm
         self.embed = nn.Embedding(vocab_size, embed_dim)
-        if cell in VARIANT_PLACEMENT:
-            self.rnn = GRUVariant(embed_dim, hidden, layers, placement=VARIANT_PLACEMENT[cell])
-        else:
-            recurrent = {"rnn": nn.RNN, "gru": nn.GRU, "lstm": nn.LSTM}[cell]
-            self.rnn = recurrent(embed_dim, hidden, num_layers=layers, batch_first=True)
+        # rnn, gru, lstm: PyTorch's nn.RNN / nn.GRU / nn.LSTM; cho_gru, gru_noreset: GRUVariant;
+        # any other cell: its own Layers (gatedrnn.core.interface)
+        self.rnn = load_cell_class(cell).training_module(embed_dim, hidden, layers)
         # Identity has no parameters, so a "none" model's state dict is the old model's.
         self.norm = nn.LayerNorm(hidden) if readout_norm == "layernorm" else nn.Identity()
         self.head = nn.Linear(hidden, vocab_size)

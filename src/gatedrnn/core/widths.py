@@ -8,7 +8,8 @@ reference LSTM of width R on the same vocabulary.
 from __future__ import annotations
 
 from gatedrnn.core.conventions import WIDTH_TOKEN
-from gatedrnn.core.sizes import CELLS, model_parameters
+from gatedrnn.core.registry import name_problem
+from gatedrnn.core.sizes import model_parameters
 
 REFERENCE_CELL = "lstm"
 
@@ -23,8 +24,8 @@ def matched_width(
 ) -> int:
     """Largest H with params(cell, H) <= params(lstm, reference_width), both with the
     same read-out."""
-    if cell not in CELLS:
-        raise ValueError(f"unknown cell {cell!r}; choose one of {', '.join(CELLS)}")
+    if problem := name_problem(cell):
+        raise ValueError(problem)
 
     def params(c: str, h: int) -> int:
         return model_parameters(c, h, vocab_size, embed_dim, layers, readout_norm)

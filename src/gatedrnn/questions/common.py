@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from gatedrnn.analysis.stats import coupling_stats, gate_summary, unit_gate_summary
-from gatedrnn.core.conventions import KEEP_GATE, KEEP_GATE_NAME
+from gatedrnn.core.registry import cell_spec
 from gatedrnn.io import records
 
 MEDIAN = "median"
@@ -39,13 +39,16 @@ def median_rows(rows: list[dict], group_keys: tuple[str, ...], value_keys: tuple
 
 
 def keep_gate_stats(cell: str, gates: dict[str, np.ndarray], long_half_life: float) -> dict:
-    """The kept fraction's statistics (LSTM f, GRU z), coupling (LSTM) and reset mean (GRU)."""
-    if cell not in KEEP_GATE:
+    """The kept fraction's statistics (the declared keep gate: LSTM f, GRU z), coupling (a
+    declared pair: LSTM i against 1 - f) and the input gate's (LSTM) or reset's (GRU) mean;
+    NaN where the cell has no such gate."""
+    spec = cell_spec(cell)
+    if spec.keep_gate is None:
         raise ValueError(f"a {cell} has no gate that keeps the state")
-    keep = gates[KEEP_GATE[cell]]
+    keep = gates[spec.keep_gate]
     units = unit_gate_summary(keep, long_half_life)
     row = {
-        "keep_gate": KEEP_GATE_NAME[cell],
+        "keep_gate": spec.label(spec.keep_gate),
         "keep_gate_mean": gate_summary(keep)["mean"],
         "units": units["units"],
         "unit_mean_min": units["mean_min"],
@@ -55,12 +58,14 @@ def keep_gate_stats(cell: str, gates: dict[str, np.ndarray], long_half_life: flo
         "half_life_median": units["half_life_median"],
         "half_life_max": units["half_life_max"],
         "units_half_life_ge_long": units[f"units_half_life_ge_{long_half_life:g}"],
-        "input_or_reset_mean": float(np.mean(gates["i" if cell == "lstm" else "r"])),
+        "input_or_reset_mean": next(
+            (float(np.mean(gates[g])) for g in ("i", "r") if g in spec.gates), float("nan")
+        ),
         "coupling_corr": float("nan"),
         "mean_i_plus_f": float("nan"),
     }
-    if cell == "lstm":
-        coupling = coupling_stats(gates["i"], gates["f"])
+    if spec.couplings:
+        coupling = coupling_stats(*(gates[g] for g in spec.couplings[0]))
         row["coupling_corr"] = coupling["corr_all"]
         row["mean_i_plus_f"] = coupling["mean_i_plus_f"]
     return row

@@ -52,9 +52,12 @@ import torch
 
 from gatedrnn.analysis.gates import (
     ProbeGates,
+    coupling_pair,
     extract_gates,
+    keep_gate,
     load_gates,
     manual_step_check,
+    probe_spec,
     save_gates,
 )
 from gatedrnn.analysis.stats import (
@@ -67,7 +70,7 @@ from gatedrnn.analysis.stats import (
     unit_gate_summary,
     unit_means,
 )
-from gatedrnn.core.conventions import GATE_NAMES, KEEP_GATE, MODEL_FILE
+from gatedrnn.core.conventions import MODEL_FILE
 from gatedrnn.core.data import probe_windows
 from gatedrnn.io.reading import corpus_splits
 from gatedrnn.io.records import check_identity
@@ -75,16 +78,21 @@ from gatedrnn.train.loop import load_model
 
 CHECK_TOLERANCE = 1e-5
 
-GATE_LABELS = {
-    "lstm": {"i": "input", "f": "forget", "o": "output", "g": "candidate"},
-    "gru": {"z": "update", "r": "reset", "n": "candidate"},
-}
-# Row order of C2 and D1 (the study's order, then the candidate).
+# Row order of C2 and D1 (the study's order, then the candidate); any other cell's rows
+# follow its declared gates.
 TABLE_GATES = {"lstm": ("i", "f", "o", "g"), "gru": ("z", "r", "n")}
 CONVENTIONS = {
     "lstm": "PyTorch nn.LSTM: c' = f c + i g, h' = o tanh(c')",
     "gru": "PyTorch nn.GRU: h' = (1 - z) n + z h (z = fraction kept), reset after the matrix",
 }
+
+
+def convention(spec) -> str:
+    """What a gate table's ``convention`` column says of a cell."""
+    return CONVENTIONS.get(
+        spec.name, f"{spec.path}: gates {', '.join(spec.gates)}; keep gate {spec.keep_gate}"
+    )
+
 
 MANUAL_CHECK_COLUMNS = [
     "model",
@@ -158,7 +166,7 @@ def write_probe_gates(
     """Extract one model's gates on the probe set, save them, and check them (C1).
 
     Writes ``gates_path`` (:func:`gatedrnn.analysis.gates.save_gates`, gates only: the
-    cell's ``GATE_NAMES``; an RNN keeps just the probe tokens and text) and
+    cell's declared gates; an RNN keeps just the probe tokens and text) and
     ``check_path`` (JSON: the model's identity, :func:`gatedrnn.analysis.gates.manual_step_check`,
     ``max_abs_final_cell`` (the largest |c_T|, LSTM only) and ``max_rel_diff``).
 
@@ -180,6 +188,8 @@ def write_probe_gates(
     identity = {
         key: summary.get(key) for key in ("model", "seed", "regime", "cell", "width", "corpus_sha256")
     }
+    if summary.get("cell_path"):  # a cell outside the package: how to read its gates back
+        identity["cell_path"] = summary["cell_path"]
     if summary.get("diverged"):
         return write_diverged_probe(summary, tokens, lines, gates_path, check_path, log, identity)
     gates = extract_gates(model, tokens)
@@ -205,9 +215,7 @@ def write_probe_gates(
             f"(relative {check['max_rel_diff']:.3g}, tolerance {CHECK_TOLERANCE:g}); the gates would "
             "not be the model's own"
         )
-    save_gates(
-        gates_path, gates, tokens, lines, summary["cell"], keys=GATE_NAMES[summary["cell"]], identity=identity
-    )
+    save_gates(gates_path, gates, tokens, lines, summary["cell"], keys=model.spec.gates, identity=identity)
     # strict JSON: a quantity the cell does not have (the RNN's and GRU's cell state) is null
     check = {k: None if isinstance(v, float) and math.isnan(v) else v for k, v in check.items()}
     Path(check_path).write_text(json.dumps(check, indent=2, allow_nan=False) + "\n")
@@ -241,37 +249,34 @@ def gate_table(probes: list[tuple[str, int, ProbeGates]]) -> pd.DataFrame:
     """C2 (LSTM) / D1 (GRU): mean and percentiles of every gate, pooled over the probe set.
 
     Columns ``GATE_TABLE_COLUMNS`` plus ``convention``; gates named by
-    ``GATE_LABELS`` (``symbol`` keeps PyTorch's letter).
+    the cell's declared labels (``symbol`` keeps PyTorch's letter).
     """
     rows = []
     for model, seed, probe in probes:
-        for symbol in TABLE_GATES[probe.cell]:
+        spec = probe_spec(probe)
+        for symbol in TABLE_GATES.get(probe.cell, spec.gates):
             summary = gate_summary(probe.gates[symbol])
             rows.append(
                 {
                     "model": model,
                     "seed": seed,
-                    "gate": GATE_LABELS[probe.cell][symbol],
+                    "gate": spec.label(symbol),
                     **{k: summary[k] for k in ("mean", "p5", "p25", "p50", "p75", "p95")},
                     "symbol": symbol,
                     "values": summary["values"],
-                    "convention": CONVENTIONS[probe.cell],
+                    "convention": convention(spec),
                 }
             )
     return pd.DataFrame(rows)
-
-
-def _require(probe: ProbeGates, cell: str, what: str) -> None:
-    if probe.cell != cell:
-        raise ValueError(f"{what} needs {cell} gates, not {probe.cell}")
 
 
 def forget_units_table(probes) -> pd.DataFrame:
     """C3: spread of the per-unit mean forget gate and its half-lives, one row per seed."""
     rows = []
     for model, seed, probe in probes:
-        _require(probe, "lstm", "the forget-gate units table")
-        rows.append({"model": model, "seed": seed, **unit_gate_summary(probe.gates["f"])})
+        rows.append(
+            {"model": model, "seed": seed, **unit_gate_summary(keep_gate(probe, "the keep-gate units table"))}
+        )
     return pd.DataFrame(rows)
 
 
@@ -279,8 +284,7 @@ def forget_by_char_table(probes) -> pd.DataFrame:
     """C5: mean forget gate by the class of the character read (space, newline, other)."""
     frames = []
     for model, seed, probe in probes:
-        _require(probe, "lstm", "the forget gate by character")
-        frame = gate_by_char(probe.gates["f"], probe.lines)
+        frame = gate_by_char(keep_gate(probe, "the keep gate by character"), probe.lines)
         frame.insert(0, "model", model)
         frame.insert(1, "seed", seed)
         frames.append(frame)
@@ -291,8 +295,7 @@ def coupling_table(probes, bins: int = COUPLING_BINS) -> pd.DataFrame:
     """D2: correlation of i with 1 - f and the histogram's departure from independence."""
     rows = []
     for model, seed, probe in probes:
-        _require(probe, "lstm", "the coupling table")
-        stats = coupling_stats(probe.gates["i"], probe.gates["f"], bins)
+        stats = coupling_stats(*coupling_pair(probe, "the coupling table"), bins)
         stats["units_corr_above_half"] = stats.pop("units_corr_above_0.5")
         rows.append({"model": model, "seed": seed, **stats})
     columns = [
@@ -320,8 +323,7 @@ def coupling_histogram_table(probes, bins: int = COUPLING_BINS) -> pd.DataFrame:
     """
     frames = []
     for model, seed, probe in probes:
-        _require(probe, "lstm", "the coupling histogram")
-        mass, edges = coupling_histogram(probe.gates["i"], probe.gates["f"], bins)
+        mass, edges = coupling_histogram(*coupling_pair(probe, "the coupling histogram"), bins)
         product = np.outer(mass.sum(axis=1), mass.sum(axis=0))
         a, b = np.meshgrid(np.arange(bins), np.arange(bins), indexing="ij")
         frames.append(
@@ -350,16 +352,14 @@ def unit_gates_table(probes) -> pd.DataFrame:
     """
     frames = []
     for model, seed, probe in probes:
-        if probe.cell not in KEEP_GATE:
-            raise ValueError(f"a {probe.cell} has no gate that keeps the state")
-        symbol = KEEP_GATE[probe.cell]
-        means = unit_means(probe.gates[symbol])
+        spec = probe_spec(probe)
+        means = unit_means(keep_gate(probe, "the per-unit keep gate"))
         frames.append(
             pd.DataFrame(
                 {
                     "model": model,
                     "cell": probe.cell,
-                    "gate": GATE_LABELS[probe.cell][symbol],
+                    "gate": spec.label(spec.keep_gate),
                     "seed": seed,
                     "unit": np.arange(means.size),
                     "mean_gate": means,

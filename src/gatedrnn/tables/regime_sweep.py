@@ -24,7 +24,7 @@ import pandas as pd
 
 from gatedrnn.analysis.gates import ProbeGates
 from gatedrnn.analysis.stats import LONG_HALF_LIFE, coupling_stats, unit_gate_summary
-from gatedrnn.core.conventions import KEEP_GATE, KEEP_GATE_NAME
+from gatedrnn.core.registry import cell_spec
 from gatedrnn.io.records import read_summary, read_table
 from gatedrnn.tables.gates import load_run_gates, parse_name
 
@@ -52,6 +52,8 @@ STAT_COLUMNS = [
 DIVERGED_COLUMNS = ["diverged_seeds", "diverged_at_step"]
 COLUMNS = POINT_COLUMNS + STAT_COLUMNS + DIVERGED_COLUMNS
 # Statistics averaged over seeds (the rest describe the point).
+# The sweep's two cells (its columns are theirs); each one's keep gate is its declared one.
+SWEEP_CELLS = ("lstm", "gru")
 AVERAGED = [c for c in STAT_COLUMNS if c not in ("gate", "gru_minus_lstm")]
 
 
@@ -64,19 +66,20 @@ def model_stats(summary: Mapping, history: pd.DataFrame, probe: ProbeGates) -> d
     (GRU); an LSTM-only statistic is NaN for the GRU.
     """
     cell = summary["cell"]
-    if cell not in KEEP_GATE:
+    if cell not in SWEEP_CELLS:
         raise ValueError(f"the regime sweep covers lstm and gru, not {cell!r}")
+    spec = cell_spec(cell)
     if probe.cell != cell:
         raise ValueError(f"gates of a {probe.cell} given for a {cell} model")
     curve = history.dropna(subset=["val_loss"])
-    keep = probe.gates[KEEP_GATE[cell]]
+    keep = probe.gates[spec.keep_gate]
     units = unit_gate_summary(keep)
     nan = float("nan")
     row = {
         "best_val_loss": float(summary["best_val_loss"]),
         "best_step": int(summary["best_step"]),
         "last_val_loss": float(curve.loc[curve["step"].idxmax(), "val_loss"]),
-        "gate": KEEP_GATE_NAME[cell],
+        "gate": spec.label(spec.keep_gate),
         "gate_mean": float(np.mean(keep, dtype=np.float64)),
         "input_mean": nan,
         "output_mean": nan,
@@ -98,9 +101,10 @@ def model_stats(summary: Mapping, history: pd.DataFrame, probe: ProbeGates) -> d
 
 def diverged_stats(summary: Mapping) -> dict:
     """The row of a model whose training diverged: every statistic NaN."""
-    if summary["cell"] not in KEEP_GATE:
+    if summary["cell"] not in SWEEP_CELLS:
         raise ValueError(f"the regime sweep covers lstm and gru, not {summary['cell']!r}")
-    return {column: float("nan") for column in AVERAGED} | {"gate": KEEP_GATE_NAME[summary["cell"]]}
+    spec = cell_spec(summary["cell"])
+    return {column: float("nan") for column in AVERAGED} | {"gate": spec.label(spec.keep_gate)}
 
 
 def regime_sensitivity_table(points: list[Mapping], runs: list[Mapping]) -> pd.DataFrame:
@@ -141,7 +145,7 @@ def regime_sensitivity_table(points: list[Mapping], runs: list[Mapping]) -> pd.D
     frame = pd.DataFrame(per_seed)
     rows = []
     for point in points:
-        for cell in KEEP_GATE:
+        for cell in SWEEP_CELLS:
             group = frame[(frame["regime"] == point["regime"]) & (frame["cell"] == cell)]
             if group.empty:
                 continue
@@ -160,7 +164,7 @@ def regime_sensitivity_table(points: list[Mapping], runs: list[Mapping]) -> pd.D
                 "batch_size": int(point["batch_size"]),
                 "seq_len": int(point["seq_len"]),
                 "seeds": len(trained),
-                "gate": KEEP_GATE_NAME[cell],
+                "gate": cell_spec(cell).label(cell_spec(cell).keep_gate),
                 "diverged_seeds": len(diverged),
                 "diverged_at_step": float(diverged["diverged_at_step"].min())
                 if len(diverged)
