@@ -55,6 +55,7 @@ from gatedrnn.numerics import pin as pin_numerics
 from gatedrnn.plan.checks import refuse_non_finite
 from gatedrnn.plan.published import regime_view_tables
 from gatedrnn.plan.resources import machine_memory_mb
+from gatedrnn.plan.paths import CELL_ANALYSES
 
 from gatedrnn.plan import (
     ALPHABET_CHECK,

@@ -309,3 +309,29 @@ rule forget_bias_sweep_figure:
         figure="forget_bias_sweep",
     script:
         "../scripts/gate_figure.py"
+
+
+rule cell_analyses:
+    """C1, C2, C3/D5, D2, E1 and B1 of every grid model, read through its cell's declared
+    gates (gatedrnn.tables.cells); a rule of `rule all` when the grid holds a cell beyond
+    the study's three (a plug-in by import path, docs/cells.md)."""
+    input:
+        models=PLAN.grid_files("model.pt"),
+        summaries=PLAN.grid_files("summary.json"),
+        gates=PLAN.gate_files(PLAN.grid),
+        checks=PLAN.gate_files(PLAN.grid, suffix="check.json"),
+        corpus=CORPUS,
+        provenance=CORPUS_PROVENANCE,
+    output:
+        reported(CELL_ANALYSES, "C", "Cells: every analysis by declared gates"),
+    log:
+        log_for("cell_analyses"),
+    conda:
+        ENV
+    params:
+        code=code_version("cell_analyses.py"),
+        train_fraction=config["split"]["train_fraction"],
+        lines=config["probe"]["lines"],
+        length=config["probe"]["length"],
+    script:
+        "../scripts/cell_analyses.py"

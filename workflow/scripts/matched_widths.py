@@ -2,6 +2,7 @@
 
 from gatedrnn.core.vocabularies import vocabulary_size
 from gatedrnn.io.files import read_json
+from gatedrnn.plan.cells import configured_cells
 from gatedrnn.scripting import run_logged
 from gatedrnn.tables.study import matched_widths_table
 
@@ -17,6 +18,7 @@ def main(log):
         train["embed_dim"],
         train["layers"],
         train["readout_norm"],
+        cells=configured_cells(snakemake.config),
     )
     table.to_csv(snakemake.output[0], index=False)
     log(table.to_string())

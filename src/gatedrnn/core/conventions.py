@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import re
 
+from gatedrnn.core.registry import cell_name
+
 WIDTH_TOKEN = re.compile(r"^(?:w(?P<literal>[1-9][0-9]*)|budget(?P<budget>[1-9][0-9]*))$")
 # A model directory or gates file: <model id>_s<seed>[.npz].
 MODEL_FILE = re.compile(r"^(?P<model>[a-z][a-z_]*_(?:w|budget)\d+)_s(?P<seed>\d+)(\.npz)?$")
@@ -28,8 +30,9 @@ def width_token(width: int | str, reference_width: int) -> str:
 
 
 def model_id(cell: str, width: int | str, reference_width: int) -> str:
-    """``<cell>_<width token>``, e.g. ``gru_budget325``."""
-    return f"{cell}_{width_token(width, reference_width)}"
+    """``<cell>_<width token>``, e.g. ``gru_budget325``; a cell named by import path
+    goes by its class name in lower case (``tests.cells:JANET`` -> ``janet_budget325``)."""
+    return f"{cell_name(cell)}_{width_token(width, reference_width)}"
 
 
 def run_name(model: str, seed: int) -> str:

@@ -21,6 +21,7 @@ from functools import cached_property
 from typing import ClassVar
 
 from gatedrnn.core import conventions
+from gatedrnn.plan.cells import cell_analyses_targets, cell_names, cell_path
 from gatedrnn.plan.checks import ConfigError, check_plan, refuse_non_finite
 from gatedrnn.plan.paths import (
     ALPHABET_CHECK,
@@ -93,9 +94,6 @@ __all__ = [
 ]
 
 Model = tuple[str, int | str]  # (cell, width): width an integer or "budget"
-
-# The cells a model directory may hold (gatedrnn.core.model.CELLS, without importing torch).
-CELL_PATTERN = "rnn|gru|lstm|gru_noreset|cho_gru"
 
 
 @dataclass(frozen=True, eq=False)
@@ -182,6 +180,10 @@ class Plan:
         """``<cell>_<width token>``; width "budget" is matched to the LSTM at `reference`
         (default grid.reference_width)."""
         return conventions.model_id(cell, width, self.reference_width if reference is None else reference)
+
+    def cell_path(self, name: str) -> str:
+        """A plug-in's import path for its file name's cell ``name``; a built-in's name."""
+        return cell_path(self.config, name)
 
     @property
     def comparison_ids(self) -> dict[str, str]:
@@ -329,7 +331,9 @@ class Plan:
         above ``limit`` (MB, what sets it)."""
         cell, token = run.model.rsplit("_", 1)  # cells may hold "_" (gru_noreset)
         configured = self.config["train"]["mem_mb"]
-        return train_mem_mb(configured, cell, token, self.train_config(run.regime), provenance, limit)
+        return train_mem_mb(
+            configured, self.cell_path(cell), token, self.train_config(run.regime), provenance, limit
+        )
 
     def prefix_regime(self, regime: str) -> str | None:
         """The regime whose run is this regime's first steps (gatedrnn.train.prefix)."""
@@ -348,7 +352,7 @@ class Plan:
         token (w325, budget325), a seed."""
         return {
             "regime": "|".join(re.escape(name) for name in self.regimes),
-            "cell": CELL_PATTERN,
+            "cell": "|".join(cell_names(self.config)),
             "width": "w[1-9][0-9]*|budget[1-9][0-9]*",
             "seed": "[0-9]+",
         }
@@ -375,7 +379,7 @@ class Plan:
         return {
             "tables": list(TABLE_TARGETS),
             "closed_form": list(CLOSED_FORM_TARGETS),
-            "gates": list(GATE_TARGETS),
+            "gates": list(GATE_TARGETS) + cell_analyses_targets(self.grid),
             "claims": list(CLAIMS_TARGETS),
             "open_questions": questions + [OPEN_QUESTIONS_REPORT] if questions else [],
             "regime_sweep": [REGIME_SENSITIVITY, REGIME_SWEEP_FIGURE] if self.sweep_points else [],

@@ -143,6 +143,10 @@ GATE_TARGETS = (
     "results/figures/hidden_perturbation_decay.png",
     "results/figures/forget_bias_sweep.png",
 )
+# Every analysis of the grid's models by declared gates, when the grid holds a cell beyond
+# the study's three (gatedrnn.tables.cells).
+CELL_ANALYSES = "results/tables/cell_analyses.csv"
+STUDY_CELLS = ("rnn", "gru", "lstm")
 CLAIMS_TARGETS = ("results/claims.csv", "results/claims.md", "results/claims.html")
 REGIME_SWEEP_FIGURE = "results/figures/regime_sensitivity.png"
 # The protocol questions (issue #17): the alphabet the study's parameter counts imply.

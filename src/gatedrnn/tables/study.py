@@ -21,20 +21,23 @@ def matched_widths_table(
     embed_dim: int = 128,
     layers: int = 1,
     readout_norm: str = "layernorm",
+    cells: dict[str, str] | None = None,
 ) -> pd.DataFrame:
     """Total parameters of every grid model on this vocabulary (the model's, train.vocabulary),
     and how its width was found.
 
-    ``model_ids`` are ``<cell>_<width token>`` (e.g. ``gru_budget325``).
+    ``model_ids`` are ``<cell>_<width token>`` (e.g. ``gru_budget325``); ``cells`` maps a
+    plug-in's name to its import path (:func:`gatedrnn.plan.cells.configured_cells`).
     """
     shape = (vocab_size, embed_dim, layers, readout_norm)
     budget = model_parameters(REFERENCE_CELL, reference_width, *shape)
     rows = []
     for model_id in model_ids:
         cell, token = model_id.rsplit("_", 1)  # cells may hold "_" (gru_noreset)
-        width = resolve_width(token, cell, *shape)
-        params = model_parameters(cell, width, *shape)
-        next_params = model_parameters(cell, width + 1, *shape)
+        path = (cells or {}).get(cell, cell)
+        width = resolve_width(token, path, *shape)
+        params = model_parameters(path, width, *shape)
+        next_params = model_parameters(path, width + 1, *shape)
         if WIDTH_TOKEN.match(token)["budget"]:
             rule = (
                 f"largest width with params <= {budget} (the {REFERENCE_CELL} at width "

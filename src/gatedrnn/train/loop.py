@@ -375,7 +375,7 @@ def load_model(model_dir: str | os.PathLike, allow_diverged: bool = False) -> tu
     cfg = summary["train_config"]
     model = CharModel(
         summary["vocab_size"],
-        summary["cell"],
+        summary.get("cell_path") or summary["cell"],  # a plug-in by its import path
         summary["width"],
         cfg["embed_dim"],
         cfg["layers"],

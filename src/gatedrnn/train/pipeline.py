@@ -32,6 +32,7 @@ from pathlib import Path
 import pandas as pd
 import torch
 
+from gatedrnn.core.registry import cell_name, is_import_path
 from gatedrnn.core.widths import resolve_width
 from gatedrnn.io.files import atomic_torch_save, atomic_write_bytes
 from gatedrnn.io.reading import corpus_splits
@@ -96,6 +97,7 @@ def train_one(
         "train_fraction": train_fraction,
         "threads": threads,
     }
+    name = cell_name(cell)  # a plug-in's class name in lower case; a built-in's own
     log(f"{cell} width {width} ({width_token}) seed {seed} regime {regime}; {threads} threads")
     for output in (outputs.model, outputs.history, outputs.summary):
         Path(output).parent.mkdir(parents=True, exist_ok=True)
@@ -136,11 +138,12 @@ def train_one(
 
     summary = summarise(
         result,
-        cell=cell,
+        cell=name,
         width=width,
         seed=seed,
         extra={
-            "model": f"{cell}_{width_token}",
+            "model": f"{name}_{width_token}",
+            **({"cell_path": cell} if is_import_path(cell) else {}),
             "width_token": width_token,
             "regime": regime,
             "vocab_size": len(vocab),
