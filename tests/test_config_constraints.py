@@ -65,6 +65,7 @@ NORM = "model_normalisation: its regime changes the model only"
 SWEEP_B, FITS = "forget_bias_sweep: one regime per b", "windows fit in the splits of a text of known length"
 PROBE = "probe.length holds the perturbation"
 FINITE, ONCE = PLAN, "models are listed once"
+CELLS = "cells resolve"
 ANY_SHA = "a" * 64
 
 
@@ -596,6 +597,25 @@ CASES = [
     ),
     Case(
         "grid.seeds lists each seed once", SCHEMA, {"grid": {"seeds": [0, 1, 0]}}, "has non-unique elements"
+    ),
+    # ---- cells (issue 49: a cell outside the package, by import path)
+    Case(
+        "a cell is a built-in or an import path",
+        SCHEMA,
+        lambda config: config["grid"]["models"].append({"cell": "janet", "width": "budget"}),
+        "'janet' is not valid under any of the given schemas",
+    ),
+    Case(
+        "a cell's import path imports",
+        CELLS,
+        lambda config: config["grid"]["models"].append({"cell": "no_such_package.cells:Cell", "width": 8}),
+        "cell 'no_such_package.cells:Cell': module 'no_such_package.cells' does not import",
+    ),
+    Case(
+        "a cell's import path names a cell",
+        CELLS,
+        lambda config: config["grid"]["models"].append({"cell": "gatedrnn.core.model:CharModel", "width": 8}),
+        "grid.models[4].cell: cell 'gatedrnn.core.model:CharModel': CharModel is not a cell",
     ),
 ]
 

@@ -330,10 +330,8 @@ class Plan:
         on the corpus its regime trains on (``provenance``: that corpus.json); refused
         above ``limit`` (MB, what sets it)."""
         cell, token = run.model.rsplit("_", 1)  # cells may hold "_" (gru_noreset)
-        configured = self.config["train"]["mem_mb"]
-        return train_mem_mb(
-            configured, self.cell_path(cell), token, self.train_config(run.regime), provenance, limit
-        )
+        cell, configured = self.cell_path(cell), self.config["train"]["mem_mb"]
+        return train_mem_mb(configured, cell, token, self.train_config(run.regime), provenance, limit)
 
     def prefix_regime(self, regime: str) -> str | None:
         """The regime whose run is this regime's first steps (gatedrnn.train.prefix)."""
