@@ -87,7 +87,8 @@ def benchmark_costs(results: Path) -> dict[Shape, Cost]:
             continue
         if trained <= 0 or not cpu > STARTUP_SECONDS:
             continue
-        shape = shape_of(summary["cell"], summary["width"], summary["vocab_size"], cfg)
+        cell = summary.get("cell_path") or summary["cell"]  # a plug-in by its import path
+        shape = shape_of(cell, summary["width"], summary["vocab_size"], cfg)
         # validation passes cost about as much as a forward of val_windows windows;
         # counted as steps here (they are a few % of a job, see the calibration)
         per_step = (cpu - STARTUP_SECONDS) / trained

@@ -92,9 +92,8 @@ def train_jobs_for(planned: list[dict], configfiles: list[str], workdir: Path) -
         cfg = plan.train_config(regime)
         TrainConfig(**cfg)  # refuse what training would refuse
         v = vocabulary_size(cfg["vocabulary"], vocab[corpus.as_posix()])  # the run's own vocabulary
-        width = resolve_width(
-            entry["width"], entry["cell"], v, cfg["embed_dim"], cfg["layers"], cfg["readout_norm"]
-        )
+        cell = plan.cell_path(entry["cell"])  # a plug-in's import path, or the built-in
+        width = resolve_width(entry["width"], cell, v, cfg["embed_dim"], cfg["layers"], cfg["readout_norm"])
         start = 0
         after = None
         prefix = plan.prefix_regime(regime)
@@ -105,7 +104,7 @@ def train_jobs_for(planned: list[dict], configfiles: list[str], workdir: Path) -
             regime=regime,
             model=f"{entry['cell']}_{entry['width']}",
             seed=int(entry["seed"]),
-            shape=shape_of(entry["cell"], width, v, cfg),
+            shape=shape_of(cell, width, v, cfg),
             steps=cfg["steps"] - start,
             evaluations=evaluations(cfg["steps"], cfg["eval_every"], start),
             after=after,
