@@ -86,6 +86,27 @@ def test_gru_statistics_use_z_as_the_kept_fraction():
         assert math.isnan(row[lstm_only])
 
 
+def test_every_gate_s_quantiles_and_saturated_share_match_numpy_written_out():
+    for cell, gates in (
+        ("lstm", {"input": "i", "forget": "f", "output": "o"}),
+        ("gru", {"update": "z", "reset": "r"}),
+    ):
+        probe = random_probe(cell, seed=2)
+        probe.gates[gates[next(iter(gates))]][0, :4, :] = 0.99  # some saturated values
+        row = model_stats(summary(cell, 1.4, 30), history([3.0, 1.4]), probe)
+        for label, symbol in gates.items():
+            values = probe.gates[symbol].astype(np.float64).ravel()
+            for q in (5, 25, 50, 75, 95):
+                assert row[f"{label}_p{q}"] == pytest.approx(np.quantile(values, q / 100), rel=1e-12)
+            share = ((values < 0.05) | (values > 0.95)).sum() / values.size
+            assert row[f"{label}_saturated"] == pytest.approx(share, rel=1e-12)
+        other = {"lstm": "update_p50", "gru": "forget_p50"}[cell]
+        assert math.isnan(row[other])
+    # the new columns come last: a table written before them is a prefix of one written after
+    assert COLUMNS[: COLUMNS.index("diverged_at_step") + 1][-2:] == ["diverged_seeds", "diverged_at_step"]
+    assert COLUMNS[-1] == "reset_saturated"
+
+
 def test_mismatched_gates_are_refused():
     with pytest.raises(ValueError, match="gates of a gru"):
         model_stats(summary("lstm", 1.0, 10), history([2.0, 1.0]), random_probe("gru"))

@@ -23,7 +23,13 @@ import numpy as np
 import pandas as pd
 
 from gatedrnn.analysis.gates import ProbeGates
-from gatedrnn.analysis.stats import LONG_HALF_LIFE, coupling_stats, unit_gate_summary
+from gatedrnn.analysis.stats import (
+    LONG_HALF_LIFE,
+    PERCENTILES,
+    coupling_stats,
+    gate_summary,
+    unit_gate_summary,
+)
 from gatedrnn.core.registry import cell_spec
 from gatedrnn.io.records import read_summary, read_table
 from gatedrnn.tables.gates import load_run_gates, parse_name
@@ -50,11 +56,36 @@ STAT_COLUMNS = [
 # Seeds whose training diverged (summary.json "diverged"): counted, and the earliest
 # step named; the statistics are those of the other seeds (NaN when none is left).
 DIVERGED_COLUMNS = ["diverged_seeds", "diverged_at_step"]
-COLUMNS = POINT_COLUMNS + STAT_COLUMNS + DIVERGED_COLUMNS
+# Every sigmoid gate's quantiles (C2, D1) and its share of saturated values (below
+# 0.05 or above 0.95), on the probe set, pooled as gate_summary pools them: the gate
+# block of the protocol distance (gatedrnn.claims.distance). Last, so that a table
+# written before them is a prefix of one written after.
+QUANTILE_GATES = {"lstm": ("i", "f", "o"), "gru": ("z", "r")}
+SATURATED_BELOW, SATURATED_ABOVE = 0.05, 0.95
+GATE_COLUMNS = [
+    f"{cell_spec(cell).label(symbol)}_{stat}"
+    for cell, symbols in QUANTILE_GATES.items()
+    for symbol in symbols
+    for stat in (*(f"p{q}" for q in PERCENTILES), "saturated")
+]
+COLUMNS = POINT_COLUMNS + STAT_COLUMNS + DIVERGED_COLUMNS + GATE_COLUMNS
 # Statistics averaged over seeds (the rest describe the point).
 # The sweep's two cells (its columns are theirs); each one's keep gate is its declared one.
 SWEEP_CELLS = ("lstm", "gru")
-AVERAGED = [c for c in STAT_COLUMNS if c not in ("gate", "gru_minus_lstm")]
+AVERAGED = [c for c in STAT_COLUMNS if c not in ("gate", "gru_minus_lstm")] + GATE_COLUMNS
+
+
+def gate_quantiles(cell: str, gates: Mapping[str, np.ndarray]) -> dict:
+    """Every sigmoid gate's quantiles and saturated share (``GATE_COLUMNS``; the other
+    cell's columns NaN)."""
+    row = {column: float("nan") for column in GATE_COLUMNS}
+    for symbol in QUANTILE_GATES[cell]:
+        label = cell_spec(cell).label(symbol)
+        summary = gate_summary(gates[symbol])
+        row |= {f"{label}_p{q}": summary[f"p{q}"] for q in PERCENTILES}
+        values = np.asarray(gates[symbol], dtype=np.float64)
+        row[f"{label}_saturated"] = float(np.mean((values < SATURATED_BELOW) | (values > SATURATED_ABOVE)))
+    return row
 
 
 def model_stats(summary: Mapping, history: pd.DataFrame, probe: ProbeGates) -> dict:
@@ -89,6 +120,7 @@ def model_stats(summary: Mapping, history: pd.DataFrame, probe: ProbeGates) -> d
         "units_half_life_ge_10": units[f"units_half_life_ge_{LONG_HALF_LIFE:g}"],
         "corr_i_one_minus_f": nan,
         "mean_i_plus_f": nan,
+        **gate_quantiles(cell, probe.gates),
     }
     if cell == "lstm":
         coupling = coupling_stats(probe.gates["i"], probe.gates["f"])

@@ -1,0 +1,102 @@
+"""The Pareto front of regimes: loss distance against gate distance.
+
+Each regime has two standardised distances from the study (:mod:`gatedrnn.claims.distance`),
+each with an interval. A regime is on the front when no other regime is at least as
+close on both blocks and closer on one; a regime is *near* the front when, for some
+regime on it, its interval reaches that regime's on both blocks (lower end at or below
+the other's upper end): seed noise could put it on the front. Those are the regimes
+trained at more seeds before anything is called the answer (``protocol_confirmation``).
+A regime is called ``best`` only where it is closest on both blocks at once.
+
+When some regime has no gate block (regime tables from before the gate quantiles),
+the front is read on the loss block alone, and the table says so.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from gatedrnn.claims.distance import BLOCKS, Target, block_distances
+
+POINT_COLUMNS = ["regime", "dataset", "optimizer", "lr", "steps", "batch_size", "seq_len", "seeds"]
+DISTANCE_COLUMNS = [
+    *POINT_COLUMNS,
+    *(f"{block}{suffix}" for block in BLOCKS for suffix in ("", "_low", "_high", "_terms", "_unscored")),
+    "front_on",
+    "on_front",
+    "near_front",
+    "best",
+]
+
+
+def front_blocks(table: pd.DataFrame) -> tuple[str, ...]:
+    """The blocks the front is read on: both when every regime has both scored."""
+    return tuple(b for b in BLOCKS if table[b].notna().all()) if len(table) else ()
+
+
+def on_front(table: pd.DataFrame, blocks: tuple[str, ...]) -> list[bool]:
+    """Whether each row is non-dominated on ``blocks`` (smaller is closer)."""
+    values = table[list(blocks)].to_numpy()
+    flags = []
+    for i, mine in enumerate(values):
+        dominated = any(all(other <= mine) and any(other < mine) for j, other in enumerate(values) if j != i)
+        flags.append(bool(len(blocks)) and not dominated)
+    return flags
+
+
+def near(table: pd.DataFrame, blocks: tuple[str, ...]) -> list[bool]:
+    """Whether each row's interval reaches a front regime's on every block."""
+    front = table[table["on_front"]]
+    flags = []
+    for row in table.to_dict("records"):
+        flags.append(
+            bool(len(blocks))
+            and any(all(row[f"{b}_low"] <= f[f"{b}_high"] for b in blocks) for f in front.to_dict("records"))
+        )
+    return flags
+
+
+def distance_table(regimes: pd.DataFrame, found: list[Target]) -> pd.DataFrame:
+    """One row per regime of ``regimes`` (the regime tables as one, each regime's
+    point and seeds): ``DISTANCE_COLUMNS``, in the regimes' order; ``found``: the
+    study's side of every summary (:func:`gatedrnn.claims.distance.targets`)."""
+    distances = block_distances(regimes, found)
+    points = regimes.drop_duplicates("regime").set_index("regime")
+    seeds = regimes.groupby("regime", sort=False)["seeds"].min()
+    table = distances.copy()
+    for column in POINT_COLUMNS[1:]:
+        if column == "seeds":
+            table[column] = [int(seeds[r]) for r in table["regime"]]
+        elif column in points.columns:
+            table[column] = [points.loc[r, column] for r in table["regime"]]
+    blocks = front_blocks(table)
+    table["front_on"] = " and ".join(blocks)
+    table["on_front"] = on_front(table, blocks)
+    table["near_front"] = near(table, blocks) if blocks else False
+    closest = {b: table[b].min() for b in BLOCKS}
+    table["best"] = [
+        len(blocks) == len(BLOCKS) and all(row[b] == closest[b] for b in BLOCKS)
+        for row in table.to_dict("records")
+    ]
+    return table.reindex(
+        columns=[c for c in DISTANCE_COLUMNS if c in table.columns or c not in POINT_COLUMNS]
+    )
+
+
+def regimes_to_confirm(table: pd.DataFrame) -> list[str]:
+    """The regimes on the front and near it, closest on the loss first."""
+    chosen = table[table["on_front"].astype(bool) | table["near_front"].astype(bool)]
+    order = chosen.assign(_loss=chosen["loss"].fillna(math.inf)).sort_values("_loss", kind="stable")
+    return list(order["regime"])
+
+
+def with_confirmation(regimes: pd.DataFrame, confirmed: pd.DataFrame | None) -> pd.DataFrame:
+    """The regime rows with each confirmed regime's rows (more seeds) in place of its first."""
+    if confirmed is None or confirmed.empty:
+        return regimes
+    kept = regimes[~regimes["regime"].isin(set(confirmed["regime"]))]
+    merged = pd.concat([kept, confirmed.reindex(columns=regimes.columns)], ignore_index=True)
+    order = {r: i for i, r in enumerate(dict.fromkeys(regimes["regime"]))}
+    return merged.sort_values("regime", key=lambda s: s.map(order), kind="stable").reset_index(drop=True)

@@ -1,0 +1,167 @@
+"""The protocol distance (gatedrnn.claims.distance) and its Pareto front
+(gatedrnn.claims.front): each quantity scored once, each term against the formula
+written out here, the bootstrap bit-identical, the front against a brute-force
+reading, and the committed reference's loss block scored while its gate block is
+not (its regime tables predate the gate quantiles)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from gatedrnn.claims import load_claims
+from gatedrnn.claims.distance import (
+    FLOOR_SD,
+    SUMMARIES,
+    Summary,
+    Target,
+    block_distances,
+    natural,
+    targets,
+    terms,
+)
+from gatedrnn.claims.front import distance_table, on_front, regimes_to_confirm, with_confirmation
+from gatedrnn.claims.scoreboard import regime_frame
+from gatedrnn.plan import Plan
+from gatedrnn.reference import load_config
+from gatedrnn.tables.regime_sweep import COLUMNS
+
+REPO = Path(__file__).resolve().parents[1]
+REFERENCE = REPO / "reference" / "tables"
+CLAIMS = load_claims(REPO / "workflow" / "resources" / "published.yaml")
+
+
+def test_each_quantity_is_scored_once():
+    # two summaries on the same column of the same cell's rows would count one number twice
+    places = [(s.cell, s.column) for s in SUMMARIES]
+    assert len(places) == len(set(places)), [p for p in places if places.count(p) > 1]
+    assert len({s.name for s in SUMMARIES}) == len(SUMMARIES)
+    assert len({(s.claim, s.minus) for s in SUMMARIES}) == len(SUMMARIES)
+    # and every summary reads a column the regime tables are written with
+    assert {s.column for s in SUMMARIES} <= set(COLUMNS)
+    by_id = {c.id: c for c in CLAIMS}
+    for s in SUMMARIES:
+        view = by_id[s.claim].regime_view
+        if view is not None and s.minus is None:  # the claim's own regime view reads the same column
+            assert view.selector.column == s.column, s.name
+    # the natural scale: logit for gate values, log for half-lives, nats for losses
+    assert {s.scale for s in SUMMARIES if s.column.endswith(("p5", "p50", "p95"))} == {"logit"}
+    assert {s.scale for s in SUMMARIES if "half_life" in s.column} == {"log"}
+    assert {s.scale for s in SUMMARIES if s.block == "loss"} == {"nats"}
+
+
+def one_target(scale="nats", run_variance=4e-6, study_variance=9e-6, study_seeds=3):
+    summary = Summary("x", "loss", "lstm", "best_val_loss", scale, "none")
+    return Target(summary, 1.5, study_variance, study_seeds, run_variance, 3)
+
+
+def test_a_term_is_the_squared_difference_over_both_seed_variances():
+    regimes = pd.DataFrame(
+        {"regime": ["a", "b"], "cell": "lstm", "seeds": [1, 3], "best_val_loss": [1.51, 1.49]}
+    )
+    found = [one_target()]
+    table = terms(regimes, found).set_index("regime")
+    # written out: v_run / n_regime + v_study / n_study
+    assert table.loc["a", "z2"] == pytest.approx(0.01**2 / (4e-6 / 1 + 9e-6 / 3), rel=1e-12)
+    assert table.loc["b", "z2"] == pytest.approx(0.01**2 / (4e-6 / 3 + 9e-6 / 3), rel=1e-12)
+    assert not table["floored"].any()
+    # no spread on either side: the stated floor
+    floored = terms(regimes, [one_target(run_variance=0.0, study_variance=0.0)]).set_index("regime")
+    assert floored["floored"].all()
+    assert floored.loc["a", "z2"] == pytest.approx(0.01**2 / FLOOR_SD["nats"] ** 2, rel=1e-12)
+
+
+def test_natural_scales():
+    assert natural(0.5, "logit") == 0.0
+    assert natural(0.9, "logit") == pytest.approx(math.log(9))
+    assert natural(math.e, "log") == pytest.approx(1.0)
+
+
+def reference_regimes():
+    regimes = regime_frame(
+        pd.read_csv(REFERENCE / "regime_sensitivity.csv"), pd.read_csv(REFERENCE / "corpus_size.csv")
+    )
+    return with_confirmation(regimes, pd.read_csv(REFERENCE / "protocol_confirmation_regimes.csv"))
+
+
+def reference_inputs():
+    names = Plan.from_config(load_config([str(REPO / "config/config.yaml")])).claim_models
+    tables = {
+        f"results/tables/{name}": pd.read_csv(REFERENCE / name)
+        for name in ("gru_vs_lstm.csv", "lstm_gates.csv", "gru_gates.csv", "lstm_forget_units.csv")
+    }
+    return tables, names
+
+
+def test_the_study_side_reads_the_published_seeds_and_the_grid_s():
+    tables, names = reference_inputs()
+    found = {t.summary.name: t for t in targets(CLAIMS, tables, names)}
+    by_id = {c.id: c for c in CLAIMS}
+    lstm = np.array(by_id["D3.gru_vs_lstm.lstm.seeds"].published)
+    assert found["lstm_loss"].study == by_id["D3.gru_vs_lstm.lstm.median"].published
+    assert found["lstm_loss"].study_variance == pytest.approx(np.var(lstm, ddof=1), rel=1e-12)
+    grid = (
+        pd.read_csv(REFERENCE / "gru_vs_lstm.csv")
+        .set_index("model")
+        .loc["lstm_w325", ["seed_0", "seed_1", "seed_2"]]
+    )
+    assert found["lstm_loss"].run_variance == pytest.approx(np.var(grid.to_numpy(float), ddof=1), rel=1e-12)
+    gru = np.array(by_id["D3.gru_vs_lstm.gru_budget.seeds"].published)
+    assert found["gru_minus_lstm"].study_variance == pytest.approx(np.var(gru - lstm, ddof=1), rel=1e-12)
+    gates = pd.read_csv(REFERENCE / "lstm_gates.csv").query("gate == 'forget'")["p5"].to_numpy()
+    assert found["lstm_forget_p5"].run_variance == pytest.approx(np.var(np.log(gates / (1 - gates)), ddof=1))
+    assert found["lstm_forget_p5"].study_variance == 0.0
+
+
+def test_the_committed_reference_scores_its_loss_block_and_says_why_not_its_gates():
+    tables, names = reference_inputs()
+    regimes = reference_regimes()
+    table = distance_table(regimes, targets(CLAIMS, tables, names))
+    assert table["loss"].notna().all() and (table["loss_terms"] == 3).all()
+    assert table["gates"].isna().all()
+    assert table["gates_unscored"].str.contains("lack").all()
+    assert (table["loss_high"] > table["loss_low"]).all()
+    assert set(table["front_on"]) == {"loss"} and not table["best"].any()
+    # on the loss alone, the front is the regime closest on it
+    assert list(table.loc[table["on_front"], "regime"]) == [table.loc[table["loss"].idxmin(), "regime"]]
+    assert regimes_to_confirm(table)[0] == table.loc[table["loss"].idxmin(), "regime"]
+    # bit-identical, and a regime's interval does not depend on what is scored beside it
+    again = distance_table(regimes, targets(CLAIMS, tables, names))
+    pd.testing.assert_frame_equal(table, again)
+    first = regimes["regime"].iloc[0]
+    alone = block_distances(regimes[regimes["regime"] == first], targets(CLAIMS, tables, names))
+    assert alone.loc[0, "loss_low"] == table.loc[table["regime"] == first, "loss_low"].item()
+
+
+def test_the_front_is_the_non_dominated_set():
+    rng = np.random.default_rng(3)
+    table = pd.DataFrame(rng.uniform(0, 10, (30, 2)), columns=["loss", "gates"])
+    flags = on_front(table, ("loss", "gates"))
+    for i, row in table.iterrows():
+        dominated = ((table["loss"] <= row["loss"]) & (table["gates"] <= row["gates"])
+                     & ((table["loss"] < row["loss"]) | (table["gates"] < row["gates"]))).any()  # fmt: skip
+        assert flags[i] == (not dominated)
+
+
+def test_best_only_where_one_regime_is_closest_on_both():
+    base = {"cell": "lstm", "seeds": 1}
+    found = [
+        Target(Summary("l", "loss", "lstm", "best_val_loss", "nats", "none"), 1.5, 0.0, 1, 1e-4, 3),
+        Target(Summary("g", "gates", "lstm", "forget_p50", "logit", "none"), 0.0, 0.0, 1, 1e-2, 3),
+    ]
+
+    def table_for(values):
+        regimes = pd.DataFrame(
+            [{**base, "regime": r, "best_val_loss": lv, "forget_p50": gv} for r, lv, gv in values]
+        )
+        return distance_table(regimes, found).set_index("regime")
+
+    both = table_for([("a", 1.5, 0.5), ("b", 1.6, 0.7)])
+    assert both["best"].to_dict() == {"a": True, "b": False}
+    split = table_for([("a", 1.5, 0.7), ("b", 1.6, 0.5), ("c", 1.7, 0.8)])
+    assert not split["best"].any() and split["on_front"].to_dict() == {"a": True, "b": True, "c": False}
+    assert set(split["front_on"]) == {"loss and gates"}
