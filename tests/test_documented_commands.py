@@ -225,19 +225,20 @@ def test_the_smoke_run_plans_exactly_the_smoke_configs_regimes_and_candidates(sm
     """``--configfile config/smoke.yaml`` replaces config.yaml (config/README.md): the run
     trains the smoke plan's runs and no other, and its alphabet check holds the smoke
     config's candidates only (it carried config.yaml's seven when Snakemake merged them)."""
-    from gatedrnn.claims.scoreboard import best_regimes
+    from gatedrnn.claims.front import regimes_to_confirm
     from gatedrnn.plan import Plan
 
     config = yaml.safe_load(SMOKE_CONFIG.read_text())
     plan = Plan.from_config(config)
     board = pd.read_csv(smoke_run / "results/tables/protocol_scoreboard.csv")
-    confirmation = plan.confirmation_runs(best_regimes(board, config["protocol"]["confirm"]["regimes"]))
+    distances = pd.read_csv(smoke_run / "results/tables/protocol_distance.csv")
+    confirmation = plan.confirmation_runs(regimes_to_confirm(distances))
     planned = {run.path for run in (*plan.training_runs, *confirmation)}
     trained = {f"{d.parent.name}/{d.name}" for d in (smoke_run / "results/models").glob("*/*")}
     assert planned <= trained
     # other tests of the session may rerun the confirmation on an edited scoreboard: any
     # more runs are still this plan's, the confirmation of some regime of its board
-    anywhere = plan.confirmation_runs(best_regimes(board, len(board)))
+    anywhere = plan.confirmation_runs(list(board["regime"]))
     assert trained <= planned | {run.path for run in anywhere}
     assert {path.split("/")[0] for path in trained} <= set(config["regimes"]) | {
         point["regime"] for point in (*plan.sweep_points, *plan.corpus_size_points)

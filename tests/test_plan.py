@@ -73,10 +73,12 @@ def test_corpus_size_axis():
     assert plan.targets["protocol"][1:] == [
         "results/tables/corpus_size.csv",
         "results/tables/protocol_scoreboard.csv",
+        "results/tables/protocol_distance.csv",
         "results/tables/protocol_confirmation.csv",
+        "results/tables/protocol_front.csv",
         "results/figures/protocol_scoreboard.png",
     ]
-    # the scoreboard's best regimes, trained again at every seed of protocol.confirm.seeds
+    # the front's regimes and those near it, trained again at every seed of protocol.confirm.seeds
     runs = plan.confirmation_runs(["sgd_lr0.3_steps3200", "default"])
     assert [run.seed for run in runs[:3]] == [0, 1, 2]
     assert {run.regime for run in runs} == {"sgd_lr0.3_steps3200", "default"}

@@ -21,6 +21,7 @@ from gatedrnn.claims.distance import (
     Target,
     block_distances,
     natural,
+    seed_noise_limit,
     targets,
     terms,
 )
@@ -165,3 +166,30 @@ def test_best_only_where_one_regime_is_closest_on_both():
     split = table_for([("a", 1.5, 0.7), ("b", 1.6, 0.5), ("c", 1.7, 0.8)])
     assert not split["best"].any() and split["on_front"].to_dict() == {"a": True, "b": True, "c": False}
     assert set(split["front_on"]) == {"loss and gates"}
+
+
+def test_the_scoreboard_page_lists_every_summary():
+    page = (REPO / "docs" / "protocol-scoreboard.md").read_text()
+    for s in SUMMARIES:
+        assert f"| `{s.name}` | {s.block} | `{s.cell}` rows, `{s.column}` | {s.scale} |" in page, s.name
+
+
+def test_seed_noise_limit_is_the_chi_square_quantile():
+    # chi-square 95th percentiles (k = 1, 3, 23), divided by k
+    for k, quantile in ((1, 3.841458820694124), (3, 7.814727903251178), (23, 35.17246162690806)):
+        assert seed_noise_limit(k) == pytest.approx(quantile / k, rel=1e-9)
+
+
+def test_the_pages_open_with_the_answer_the_code_gives_on_the_committed_reference():
+    from gatedrnn.report.protocol_answer import ANSWER_BEGIN, ANSWER_END, render_answer
+
+    config = load_config([str(REPO / "config/config.yaml")])
+    for page, ledger in ((REPO / "README.md", False), (REPO / "docs/protocol-scoreboard.md", True)):
+        block = page.read_text().split(ANSWER_BEGIN, 1)[1].split(ANSWER_END, 1)[0]
+        assert block == "\n" + render_answer(REFERENCE.parent, config, REPO, ledger=ledger), (
+            f"{page.name} is stale: run python -m gatedrnn.reference pages"
+        )
+    # the loss block is scored on the committed reference; the answer names its closest regime
+    text = render_answer(REFERENCE.parent, config, REPO, ledger=True)
+    assert "**The loss table.**" in text and "**The gates.**" in text
+    assert "**The claims ledger under the inferred protocol.**" in text

@@ -18,6 +18,7 @@ import yaml
 
 from gatedrnn.claims import build_ledger, claim_tables, load_claims, read_tables
 from gatedrnn.claims.bands import Band
+from gatedrnn.claims.front import protocol_front, regimes_to_confirm
 from gatedrnn.claims.judge import RegimeJudgement
 from gatedrnn.claims.ledger import regime_labels
 from gatedrnn.claims.scoreboard import (
@@ -29,7 +30,15 @@ from gatedrnn.claims.scoreboard import (
 )
 from gatedrnn.errors import CorpusError
 from gatedrnn.io.variants import corpus_prefix, write_prefix_corpus
-from gatedrnn.plan import CORPUS_SIZE, PROTOCOL_CONFIRMATION, PROTOCOL_SCOREBOARD, REGIME_SENSITIVITY, Plan
+from gatedrnn.plan import (
+    CORPUS_SIZE,
+    PROTOCOL_CONFIRMATION,
+    PROTOCOL_DISTANCE,
+    PROTOCOL_FRONT,
+    PROTOCOL_SCOREBOARD,
+    REGIME_SENSITIVITY,
+    Plan,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 PUBLISHED = REPO / "workflow" / "resources" / "published.yaml"
@@ -174,11 +183,23 @@ def test_scoreboard_counts_are_the_ledgers_verdicts(smoke_run, smoke_boards):
     assert written["best"].sum() == 1 and written.loc[0, "rank"] == 1
 
 
-def test_confirmation_trains_the_best_regimes_at_every_seed(smoke_run):
-    board = pd.read_csv(smoke_run / PROTOCOL_SCOREBOARD)
+def test_confirmation_trains_the_front_and_its_neighbours_at_every_seed(smoke_run, smoke_boards):
+    claims, regimes, tables, names = smoke_boards
+    distances = pd.read_csv(smoke_run / PROTOCOL_DISTANCE)
+    # the checkpoint wrote what the code gives on these tables
+    pd.testing.assert_frame_equal(
+        distances, protocol_front(regimes, claims, tables, names), check_dtype=False
+    )
     confirmation = pd.read_csv(smoke_run / PROTOCOL_CONFIRMATION)
-    best = best_regimes(board, SMOKE["protocol"]["confirm"]["regimes"])
+    best = regimes_to_confirm(distances)
+    assert best and set(best) == set(distances.loc[distances["on_front"] | distances["near_front"], "regime"])
     assert set(confirmation["regime"]) == set(best)
+    # the front again, with the confirmed regimes' seeds in place of their first
+    front = pd.read_csv(smoke_run / PROTOCOL_FRONT).set_index("regime")
+    assert set(front.index) == set(distances["regime"])
+    assert (front.loc[best, "seeds"] == len(SMOKE["protocol"]["confirm"]["seeds"])).all()
+    # the smoke run's regime tables carry the gate quantiles: both blocks scored
+    assert front["gates"].notna().all() and set(front["front_on"]) == {"loss and gates"}
     assert set(confirmation["seeds"]) == {len(SMOKE["protocol"]["confirm"]["seeds"])}
     for regime in best:
         for seed in SMOKE["protocol"]["confirm"]["seeds"]:

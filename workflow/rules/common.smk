@@ -67,7 +67,9 @@ from gatedrnn.plan import (
     CORPUS_STEM,
     DATASETS,
     PROTOCOL_CONFIRMATION,
+    PROTOCOL_DISTANCE,
     PROTOCOL_FIGURE,
+    PROTOCOL_FRONT,
     PROTOCOL_SCOREBOARD,
     REGIME_SENSITIVITY,
     Plan,
@@ -202,18 +204,16 @@ def corpus_record(path):
 
 
 def confirmation_runs(wildcards):
-    """What protocol_confirmation trains: the sweep models of the scoreboard's best
-    regimes at every seed of protocol.confirm.seeds (known once the checkpoint
-    protocol_scoreboard has run)."""
+    """What protocol_confirmation trains: the sweep models of the regimes on the
+    distance front and near it at every seed of protocol.confirm.seeds (known once the
+    checkpoint protocol_scoreboard has run)."""
     # imported here, not when the DAG is planned: only a run past the checkpoint needs it
     import pandas as pd
 
-    from gatedrnn.claims.scoreboard import best_regimes
+    from gatedrnn.claims.front import regimes_to_confirm
 
-    table = pd.read_csv(checkpoints.protocol_scoreboard.get().output.table)
-    return PLAN.confirmation_runs(
-        best_regimes(table, config["protocol"]["confirm"]["regimes"])
-    )
+    table = pd.read_csv(checkpoints.protocol_scoreboard.get().output.distance)
+    return PLAN.confirmation_runs(regimes_to_confirm(table))
 
 
 wildcard_constraints:

@@ -2,9 +2,11 @@
 # optimizer, nor its learning rate, nor its corpus file. The regime sweep's optimizer
 # points are trained again on a small corpus (the corpus's first characters, about the
 # size of "tiny Shakespeare"); every regime of both is scored against the study's
-# trained claims (gatedrnn.claims.scoreboard); the best regimes are trained again at
-# more seeds and scored again. The scoreboard is a checkpoint: which regimes the
-# confirmation trains is known only once it exists (a dry run stops there).
+# trained claims (gatedrnn.claims.scoreboard) and measured by its loss and gate
+# distances from the study (gatedrnn.claims.front); the regimes on the distances' front
+# and near it are trained again at more seeds and scored again. The scoreboard is a
+# checkpoint: which regimes the confirmation trains is known only once it exists (a
+# dry run stops there).
 
 
 rule small_corpus:
@@ -42,12 +44,14 @@ use rule regime_sensitivity as corpus_size with:
 
 
 checkpoint protocol_scoreboard:
-    """Every regime of both sweeps judged on the study's trained claims, best first."""
+    """Every regime of both sweeps judged on the study's trained claims, best first,
+    and its loss and gate distances from the study with their front."""
     input:
         regimes=([REGIME_SENSITIVITY] if PLAN.sweep_points else []) + [CORPUS_SIZE],
         tables=REGIME_VIEW_TABLES,
     output:
         table=reported(PROTOCOL_SCOREBOARD, "H"),
+        distance=reported(PROTOCOL_DISTANCE, "H"),
     log:
         log_for("protocol_scoreboard"),
     conda:
@@ -61,9 +65,11 @@ checkpoint protocol_scoreboard:
 
 
 rule protocol_confirmation:
-    """The scoreboard's best regimes at protocol.confirm.seeds, scored again."""
+    """The front's regimes and those near it at protocol.confirm.seeds, scored and
+    measured again."""
     input:
-        scoreboard=PROTOCOL_SCOREBOARD,
+        distance=PROTOCOL_DISTANCE,
+        first=([REGIME_SENSITIVITY] if PLAN.sweep_points else []) + [CORPUS_SIZE],
         summaries=lambda wildcards: run_files(
             confirmation_runs(wildcards), "summary.json"
         ),
@@ -75,6 +81,7 @@ rule protocol_confirmation:
     output:
         table=reported(PROTOCOL_CONFIRMATION, "H"),
         regimes="results/tables/protocol_confirmation_regimes.csv",
+        front=reported(PROTOCOL_FRONT, "H"),
     log:
         log_for("protocol_confirmation"),
     conda:
@@ -84,17 +91,15 @@ rule protocol_confirmation:
         published=PUBLISHED_CLAIMS,
         models=PLAN.claim_models,
         points=list(PLAN.sweep_points) + list(PLAN.corpus_size_points),
-        regimes=config["protocol"]["confirm"]["regimes"],
         seeds=config["protocol"]["confirm"]["seeds"],
     script:
         "../scripts/protocol_confirmation.py"
 
 
 rule protocol_scoreboard_figure:
-    """Agreements and band distance per regime, best first."""
+    """The front: every regime's loss distance against its gate distance, with intervals."""
     input:
-        scoreboard=PROTOCOL_SCOREBOARD,
-        confirmation=PROTOCOL_CONFIRMATION,
+        front=PROTOCOL_FRONT,
     output:
         reported(PROTOCOL_FIGURE, "H"),
     log:

@@ -268,3 +268,48 @@ def block_distances(regimes: pd.DataFrame, found: list[Target]) -> pd.DataFrame:
                     f"{block}_terms": len(scored), f"{block}_unscored": ""}  # fmt: skip
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _lower_gamma_regularised(a: float, x: float) -> float:
+    """P(a, x), by its power series (converges for every x > 0; ample for a chi-square)."""
+    if x <= 0:
+        return 0.0
+    term = total = 1.0 / a
+    n = 0
+    while abs(term) > 1e-15 * abs(total):
+        n += 1
+        term *= x / (a + n)
+        total += term
+    return total * math.exp(-x + a * math.log(x) - math.lgamma(a))
+
+
+def seed_noise_limit(terms: int, level: float = 0.95) -> float:
+    """The distance of ``terms`` terms that seed noise alone stays below with
+    probability ``level``: the quantile of chi-square(terms) / terms (each z^2 of a
+    regime trained like the study is chi-square with one degree of freedom)."""
+    low, high = 0.0, 10.0 * terms + 100.0
+    for _ in range(200):  # bisection on the CDF, P(k/2, x/2)
+        mid = (low + high) / 2
+        if _lower_gamma_regularised(terms / 2, mid / 2) < level:
+            low = mid
+        else:
+            high = mid
+    return (low + high) / 2 / terms
+
+
+def grid_rows(claims: list[Claim], tables: Mapping[str, pd.DataFrame], names: Mapping[str, str],
+              regime: str) -> pd.DataFrame:  # fmt: skip
+    """The grid's own models (the default protocol, every seed) as regime-table rows:
+    each summary's column the mean over seeds of the claim's own table, as the regime
+    tables average them, so that the gate block is scored for the default protocol
+    wherever the regime tables lack the gate quantiles."""
+    by_id = {c.id: c for c in claims}
+    rows: dict[str, dict] = {}
+    for s in SUMMARIES:
+        values = _seed_values(by_id[s.claim], tables, names)
+        if s.minus:
+            values = values - _seed_values(by_id[s.minus], tables, names)
+        row = rows.setdefault(s.cell, {"regime": regime, "cell": s.cell, "seeds": len(values)})
+        row[s.column] = float(np.mean(values))
+        row["seeds"] = min(row["seeds"], len(values))
+    return pd.DataFrame(list(rows.values()))

@@ -18,7 +18,7 @@ import math
 
 import pandas as pd
 
-from gatedrnn.claims.distance import BLOCKS, Target, block_distances
+from gatedrnn.claims.distance import BLOCKS, Target, block_distances, targets
 
 POINT_COLUMNS = ["regime", "dataset", "optimizer", "lr", "steps", "batch_size", "seq_len", "seeds"]
 DISTANCE_COLUMNS = [
@@ -100,3 +100,11 @@ def with_confirmation(regimes: pd.DataFrame, confirmed: pd.DataFrame | None) -> 
     merged = pd.concat([kept, confirmed.reindex(columns=regimes.columns)], ignore_index=True)
     order = {r: i for i, r in enumerate(dict.fromkeys(regimes["regime"]))}
     return merged.sort_values("regime", key=lambda s: s.map(order), kind="stable").reset_index(drop=True)
+
+
+def protocol_front(
+    regimes: pd.DataFrame, claims, tables, names, confirmed: pd.DataFrame | None = None
+) -> pd.DataFrame:
+    """The distance table of ``regimes`` (the regime tables as one), the ``confirmed``
+    regimes' rows (more seeds) in place of their first where given."""
+    return distance_table(with_confirmation(regimes, confirmed), targets(claims, tables, names))

@@ -39,7 +39,9 @@ from gatedrnn.plan.paths import (
     OPEN_QUESTION_TABLES,
     OPEN_QUESTIONS_REPORT,
     PROTOCOL_CONFIRMATION,
+    PROTOCOL_DISTANCE,
     PROTOCOL_FIGURE,
+    PROTOCOL_FRONT,
     PROTOCOL_SCOREBOARD,
     REGIME_SENSITIVITY,
     REGIME_SWEEP_FIGURE,
@@ -72,7 +74,9 @@ __all__ = [
     "CORPUS",
     "CORPUS_SIZE",
     "PROTOCOL_CONFIRMATION",
+    "PROTOCOL_DISTANCE",
     "PROTOCOL_FIGURE",
+    "PROTOCOL_FRONT",
     "PROTOCOL_SCOREBOARD",
     "CORPUS_INVENTORY",
     "CORPUS_PROVENANCE",
@@ -269,7 +273,7 @@ class Plan:
         return run_files(self.corpus_size_runs, name)
 
     def confirmation_runs(self, regimes: Iterable[str]) -> tuple[Run, ...]:
-        """The regime sweep's two models under each of ``regimes`` (the scoreboard's best)
+        """The regime sweep's two models under each of ``regimes`` (the front's and those near it)
         at every seed of ``protocol.confirm.seeds``: regime, then model, then seed."""
         seeds = self.config["protocol"]["confirm"]["seeds"]
         return tuple(run for regime in regimes for run in self.runs(self.sweep_models, regime, seeds))
@@ -387,10 +391,12 @@ class Plan:
     @property
     def protocol_targets(self) -> list[str]:
         """Which protocol reproduces the study (`protocol`): the alphabet check, the small
-        corpus's table, the scoreboard, its confirmation over more seeds, the figure."""
+        corpus's table, the scoreboard and distances, the front's regimes confirmed over more
+        seeds, the front, the figure."""
         if not self.protocol_enabled:
             return []
-        return [ALPHABET_CHECK, CORPUS_SIZE, PROTOCOL_SCOREBOARD, PROTOCOL_CONFIRMATION, PROTOCOL_FIGURE]
+        return [ALPHABET_CHECK, CORPUS_SIZE, PROTOCOL_SCOREBOARD, PROTOCOL_DISTANCE, PROTOCOL_CONFIRMATION,
+                PROTOCOL_FRONT, PROTOCOL_FIGURE]  # fmt: skip
 
     def claims_tables(self, published: str, new_findings: str) -> list[str]:
         """The tables the claims ledger reads: every table published.yaml names, and

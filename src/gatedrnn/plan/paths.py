@@ -46,6 +46,10 @@ CORPUS_SIZE = "results/tables/corpus_size.csv"
 PROTOCOL_SCOREBOARD = "results/tables/protocol_scoreboard.csv"
 PROTOCOL_CONFIRMATION = "results/tables/protocol_confirmation.csv"
 PROTOCOL_FIGURE = "results/figures/protocol_scoreboard.png"
+# The protocol distance (gatedrnn.claims.front): every regime's loss and gate distance
+# from its first seeds (the checkpoint's), and again with the confirmed regimes' seeds.
+PROTOCOL_DISTANCE = "results/tables/protocol_distance.csv"
+PROTOCOL_FRONT = "results/tables/protocol_front.csv"
 
 
 class Run(NamedTuple):

@@ -143,6 +143,8 @@ def run(argv: list[str] | None = None) -> int:
     g.add_argument("--reference", default=str(manifest.REFERENCE))
     g.add_argument("--page", default="docs/results.md")
     g.add_argument("--readme", default="README.md")
+    g.add_argument("--scoreboard-page", default="docs/protocol-scoreboard.md",
+                   help="the page that opens with the protocol's answer and the ledger under it")  # fmt: skip
     g.add_argument("--configfile", nargs="+", default=["config/config.yaml"])
     h = sub.add_parser(
         "changes",
@@ -237,6 +239,7 @@ def run(argv: list[str] | None = None) -> int:
         print("wrote " + ", ".join(str(p) for p in written))
         return 0
     if args.command == "pages":
+        from gatedrnn.report.protocol_answer import render_answer, replace_answer
         from gatedrnn.report.protocol_page import render_protocol_section, replace_protocol_section
         from gatedrnn.report.results_page import (
             render_readme_summary,
@@ -247,21 +250,33 @@ def run(argv: list[str] | None = None) -> int:
 
         reference = _directory("--reference", args.reference, (*REFERENCE_HOLDS, "README.md"))
         page, readme = _new_file("--page", args.page), _file("--readme", args.readme)
+        scoreboard_page = _file("--scoreboard-page", args.scoreboard_page)
         config = _config(args.configfile)
         notes = reference / "README.md"
         ledger = tables.page_ledger(reference, config, Path.cwd())
         try:
             text = replace_readme_summary(readme.read_text(), render_readme_summary(reference, ledger))
             text = replace_protocol_section(text, render_protocol_section(reference, Path.cwd()))
+            text = replace_answer(text, render_answer(reference, config, Path.cwd()))
+            board_text = replace_answer(scoreboard_page.read_text(),
+                                        render_answer(reference, config, Path.cwd(), ledger=True),
+                                        str(scoreboard_page))  # fmt: skip
             section = another_cpu.render_another_cpu_section(reference, config, Path.cwd())
             notes_text = replace_block(notes.read_text(), another_cpu.BEGIN, another_cpu.END, section,
                                        str(notes))  # fmt: skip
         except ValueError as err:  # a README without its generated blocks
-            raise BadArgument(f"--readme {args.readme} or --reference {args.reference}: {err}") from err
+            raise BadArgument(
+                f"--readme {args.readme}, --scoreboard-page {args.scoreboard_page} or --reference "
+                f"{args.reference}: {err}"
+            ) from err
         write_whole(
-            {page: render_results_page(reference, Path.cwd(), ledger), readme: text, notes: notes_text}
+            {page: render_results_page(reference, Path.cwd(), ledger), readme: text, notes: notes_text,
+             scoreboard_page: board_text}
+        )  # fmt: skip
+        print(
+            f"wrote {args.page}, the summary and the protocol's answer in {args.readme}, the answer in "
+            f"{args.scoreboard_page} and {notes}'s section Another CPU model"
         )
-        print(f"wrote {args.page}, the summary in {args.readme} and {notes}'s section Another CPU model")
         return 0
     if args.command == "collect-another-cpu":
         results = _directory("--results", args.results, ("tables",))

@@ -138,22 +138,61 @@ def reference_scoreboard(reference: Path, config: dict, workflow: Path):
 CONFIRMATION_FILES = ("summary.json", "history.csv", "gates")
 
 
+def reference_regimes(reference: Path, config: dict):
+    """The regime tables of ``reference/`` as one (:func:`gatedrnn.claims.scoreboard.regime_frame`),
+    or None while one is missing."""
+    import pandas as pd
+
+    from gatedrnn.claims.scoreboard import regime_frame
+    from gatedrnn.plan import CORPUS_SIZE, REGIME_SENSITIVITY, Plan
+
+    plan = Plan.from_config(config)
+    paths = [reference / "tables" / Path(p).name for p in ([REGIME_SENSITIVITY] if plan.sweep_points else [])]
+    paths.append(reference / "tables" / Path(CORPUS_SIZE).name)
+    if not all(p.exists() for p in paths):
+        return None
+    return regime_frame(*(pd.read_csv(p) for p in paths))
+
+
+def reference_front(reference: Path, config: dict, workflow: Path, confirmed: bool = True):
+    """The loss and gate distances of ``reference/``'s regimes with their front
+    (:func:`gatedrnn.claims.front.protocol_front`), the confirmation's regime rows
+    (more seeds) in place of their first where ``confirmed`` and committed; None while
+    a table is missing."""
+    import pandas as pd
+
+    from gatedrnn.claims import load_claims
+    from gatedrnn.claims.front import protocol_front
+    from gatedrnn.plan import Plan
+    from gatedrnn.plan.published import regime_view_tables
+
+    regimes = reference_regimes(reference, config)
+    published = workflow / "workflow/resources/published.yaml"
+    located = {path: reference / "tables" / Path(path).name for path in regime_view_tables(str(published))}
+    if regimes is None or not all(p.exists() for p in located.values()):
+        return None
+    tables = {path: pd.read_csv(p) for path, p in located.items()}
+    again = reference / "tables" / "protocol_confirmation_regimes.csv"
+    rows = pd.read_csv(again) if confirmed and again.exists() else None
+    return protocol_front(
+        regimes, load_claims(published), tables, Plan.from_config(config).claim_models, rows
+    )
+
+
 def confirmation_files(reference: Path, config: dict, workflow: Path) -> dict[str, list[str]]:
-    """What the scoreboard's confirmation trains, as Snakemake targets: each run's
-    ``summary.json``, ``history.csv`` and probe gates, by kind (its best regimes are
-    read from the scoreboard of ``reference/``'s tables)."""
-    from gatedrnn.claims.scoreboard import best_regimes
+    """What the confirmation trains, as Snakemake targets: each run's
+    ``summary.json``, ``history.csv`` and probe gates, by kind (the regimes on the
+    distance front and near it, read from ``reference/``'s regime tables' first seeds)."""
+    from gatedrnn.claims.front import regimes_to_confirm
     from gatedrnn.plan import Plan
     from gatedrnn.plan.paths import run_files
 
-    board = reference_scoreboard(reference, config, workflow)
-    if board is None:
+    distances = reference_front(reference, config, workflow, confirmed=False)
+    if distances is None:
         raise ValueError(
             "the reference lacks tables the scoreboard reads: collect stages regimes and protocol"
         )
-    runs = Plan.from_config(config).confirmation_runs(
-        best_regimes(board, config["protocol"]["confirm"]["regimes"])
-    )
+    runs = Plan.from_config(config).confirmation_runs(regimes_to_confirm(distances))
     return {name: run_files(runs, name) for name in CONFIRMATION_FILES}
 
 
@@ -166,10 +205,18 @@ def complete_protocol(reference: Path, results: Path, config: dict, workflow: Pa
     import pandas as pd
 
     from gatedrnn.claims import load_claims
+    from gatedrnn.claims.front import protocol_front, regimes_to_confirm
     from gatedrnn.claims.scoreboard import confirmation
-    from gatedrnn.plan import PROTOCOL_CONFIRMATION, PROTOCOL_FIGURE, PROTOCOL_SCOREBOARD, Plan
+    from gatedrnn.plan import (
+        PROTOCOL_CONFIRMATION,
+        PROTOCOL_DISTANCE,
+        PROTOCOL_FIGURE,
+        PROTOCOL_FRONT,
+        PROTOCOL_SCOREBOARD,
+        Plan,
+    )
     from gatedrnn.plan.published import regime_view_tables
-    from gatedrnn.report.protocol import plot_scoreboard
+    from gatedrnn.report.protocol import plot_front
     from gatedrnn.tables.regime_sweep import load_runs
 
     def located(path: str) -> Path:  # results/x -> <results>/x
@@ -185,27 +232,30 @@ def complete_protocol(reference: Path, results: Path, config: dict, workflow: Pa
         )
     plan = Plan.from_config(config)
     published = workflow / "workflow/resources/published.yaml"
-    board_path, table_path, figure_path = map(
-        located, (PROTOCOL_SCOREBOARD, PROTOCOL_CONFIRMATION, PROTOCOL_FIGURE)
+    board_path, table_path, figure_path, distance_path, front_path = map(
+        located,
+        (PROTOCOL_SCOREBOARD, PROTOCOL_CONFIRMATION, PROTOCOL_FIGURE, PROTOCOL_DISTANCE, PROTOCOL_FRONT),
     )
     regimes_path = table_path.with_name("protocol_confirmation_regimes.csv")
     board_path.parent.mkdir(parents=True, exist_ok=True)
     figure_path.parent.mkdir(parents=True, exist_ok=True)
     reference_scoreboard(reference, config, workflow).to_csv(board_path, index=False)
+    reference_front(reference, config, workflow, confirmed=False).to_csv(distance_path, index=False)
     runs = load_runs(*(map(located, by_kind[name]) for name in CONFIRMATION_FILES))
     tables = {
         path: pd.read_csv(reference / "tables" / Path(path).name)
         for path in regime_view_tables(str(published))
     }
     points = [*plan.sweep_points, *plan.corpus_size_points]
-    table, regimes = confirmation(
-        pd.read_csv(board_path), config["protocol"]["confirm"]["regimes"], points, runs,
-        load_claims(published), tables, plan.claim_models,
-    )  # fmt: skip
+    claims = load_claims(published)
+    chosen = regimes_to_confirm(pd.read_csv(distance_path))
+    table, regimes = confirmation(chosen, points, runs, claims, tables, plan.claim_models)
     regimes.to_csv(regimes_path, index=False)
     table.to_csv(table_path, index=False)
-    plot_scoreboard(pd.read_csv(board_path), pd.read_csv(table_path), figure_path)
-    return [board_path, table_path, regimes_path, figure_path]
+    first = reference_regimes(reference, config)
+    protocol_front(first, claims, tables, plan.claim_models, regimes).to_csv(front_path, index=False)
+    plot_front(pd.read_csv(front_path), figure_path)
+    return [board_path, distance_path, table_path, regimes_path, front_path, figure_path]
 
 
 def render_ledger(ledger, out: Path) -> dict[Path, str]:

@@ -1,9 +1,12 @@
-"""The scoreboard's figure: how many of the study's trained claims each regime
-reproduces (left) and how far its values sit from the published ones in units of
-their bands (right), best regime at the top; the confirmation over more seeds of the
-best regimes as open markers beside their first seed."""
+"""The protocol's figure: the Pareto front of regimes, each regime's loss distance
+from the study against its gate distance (:mod:`gatedrnn.claims.front`), both with
+their bootstrap intervals; the front's regimes named with both distances. Regimes
+whose gate block the regime tables cannot score sit in a strip below the axes,
+placed by their loss distance alone."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pandas as pd
@@ -11,15 +14,6 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from gatedrnn.claims.ledger import protocol_windows, windows_of, windows_text
 from gatedrnn.report.style import SMALL, plt, save_figure
-
-# (column, legend label, colour): agreements in greens, disagreements in reds.
-TALLY_BARS = [
-    ("values_reproduced", "values reproduced", "#1b7837"),
-    ("findings_hold", "findings hold", "#7fbf7b"),
-    ("values_differ", "values differ", "#d6604d"),
-    ("findings_fail", "findings fail", "#f4a582"),
-    ("not_judged", "not judged (diverged, missing)", "#bababa"),
-]
 
 
 def regime_label(row, windows: tuple[int, int] | None = None) -> str:
@@ -34,42 +28,95 @@ def regime_label(row, windows: tuple[int, int] | None = None) -> str:
     return label
 
 
-def plot_scoreboard(table: pd.DataFrame, confirmation: pd.DataFrame, path) -> None:
-    table = table.sort_values("rank")
-    windows = protocol_windows(table)
-    labels = [regime_label(row, windows) for row in table.to_dict("records")]
-    y = np.arange(len(table))[::-1]  # rank 1 at the top
-    fig, (left, right) = plt.subplots(
-        1, 2, figsize=(11, 0.34 * len(table) + 2.4), sharey=True, gridspec_kw={"width_ratios": [3, 2]}
+def distance_text(row, block: str) -> str:
+    """``0.599 [0.109, 4.75]``: a block's distance and its interval."""
+    if math.isnan(row[block]):
+        return "not scored"
+    return f"{row[block]:.3g} [{row[f'{block}_low']:.3g}, {row[f'{block}_high']:.3g}]"
+
+
+def _log_axis(axis) -> None:
+    axis.set_major_locator(LogLocator(subs=(1.0, 3.0)))
+    axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+    axis.set_minor_formatter(NullFormatter())
+
+
+# (which rows, colour, legend label), drawn in this order (the front on top)
+KINDS = [
+    (lambda t: t[~t["on_front"].astype(bool) & ~t["near_front"].astype(bool)], "#999999", "regime"),
+    (lambda t: t[t["near_front"].astype(bool) & ~t["on_front"].astype(bool)], "tab:orange",
+     "within its interval of the front"),
+    (lambda t: t[t["on_front"].astype(bool)], "tab:blue", "on the front (numbered below)"),
+]  # fmt: skip
+
+
+def _bars(rows: pd.DataFrame, block: str) -> list:
+    return [rows[block] - rows[f"{block}_low"].clip(upper=rows[block]), rows[f"{block}_high"] - rows[block]]
+
+
+def plot_front(front: pd.DataFrame, path) -> None:
+    """Loss distance (x) against gate distance (y), log axes, 95 % intervals as bars;
+    regimes without a gate block on a strip of their own (their loss distance alone)."""
+    windows = protocol_windows(front)
+    scored = front[front["loss"].notna() & front["gates"].notna()]
+    loss_only = front[front["loss"].notna() & front["gates"].isna()]
+    named = front[front["on_front"].astype(bool)].sort_values("loss", kind="stable").reset_index(drop=True)
+    panels = [p for p, rows in (("both", scored), ("loss", loss_only)) if len(rows)] or ["loss"]
+    heights = {"both": 5.0, "loss": 1.6}
+    fig, axes = plt.subplots(
+        len(panels), 1, sharex=True, squeeze=False,
+        figsize=(9, sum(heights[p] for p in panels) + 1.6 + 0.2 * len(named)),
+        gridspec_kw={"height_ratios": [heights[p] for p in panels]},
+    )  # fmt: skip
+    axes = dict(zip(panels, axes[:, 0], strict=True))
+    for select, colour, label in KINDS:
+        style = {"fmt": "o", "color": colour, "ms": 5, "capsize": 2, "elinewidth": 0.8}
+        rows = select(scored)
+        if "both" in axes and len(rows):
+            axes["both"].errorbar(
+                rows["loss"],
+                rows["gates"],
+                xerr=_bars(rows, "loss"),
+                yerr=_bars(rows, "gates"),
+                label=label,
+                **style,
+            )
+        rows = select(loss_only)
+        if len(rows):
+            axes["loss"].errorbar(
+                rows["loss"], np.zeros(len(rows)), xerr=_bars(rows, "loss"), label=label, **style
+            )
+    for number, row in enumerate(named.to_dict("records"), start=1):
+        ax, y = (axes["loss"], 0.0) if math.isnan(row["gates"]) else (axes["both"], row["gates"])
+        ax.annotate(str(number), (row["loss"], y), xytext=(-4, 7), textcoords="offset points", fontsize=SMALL,
+                    fontweight="bold", color="tab:blue")  # fmt: skip
+    for ax in axes.values():
+        ax.axvline(1.0, color="grey", linestyle=":", linewidth=1, label="1: seed noise alone")
+        ax.set_xscale("log")
+        _log_axis(ax.xaxis)
+    if "both" in axes:
+        axes["both"].axhline(1.0, color="grey", linestyle=":", linewidth=1)
+        axes["both"].set_yscale("log")
+        _log_axis(axes["both"].yaxis)
+        axes["both"].set_ylabel("gate distance (mean z\u00b2 over gate\nquantiles and half-lives; log axis)")
+    if "loss" in axes:
+        axes["loss"].set_yticks([])
+        axes["loss"].set_ylim(-1, 1.6)
+        reason = str(loss_only["gates_unscored"].iloc[0]) if len(loss_only) else ""
+        axes["loss"].set_title(f"gate block not scored: {reason}", fontsize=SMALL)
+    handles, labels = list(axes.values())[-1].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=4, frameon=False, fontsize=SMALL,
+               bbox_to_anchor=(0.5, (0.3 + 0.2 * len(named)) / fig.get_figheight()))  # fmt: skip
+    list(axes.values())[-1].set_xlabel(
+        "loss distance (mean z\u00b2 over the LSTM and budget GRU losses and their gap)"
     )
-    start = np.zeros(len(table))
-    for column, label, colour in TALLY_BARS:
-        values = table[column].to_numpy(dtype=float)
-        left.barh(y, values, left=start, color=colour, label=label, height=0.7)
-        start += values
-    left.set_yticks(y, labels, fontsize=SMALL)
-    left.set_ylim(-0.6, len(table) - 0.4)
-    left.set_xlabel("trained claims judged under the regime (count)")
-    left.set_title("Verdicts per regime (best regime at the top)")
-    left.legend(loc="upper center", bbox_to_anchor=(0.5, -0.11), ncol=3, frameon=False)
-    right.scatter(table["band_distance"], y, color="black", s=14, label="first seeds")
-    confirmed = confirmation.set_index("regime")
-    labelled = False
-    for row_y, regime in zip(y, table["regime"], strict=True):
-        if regime in confirmed.index:
-            right.scatter(
-                confirmed.loc[regime, "band_distance"], row_y, facecolors="none", edgecolors="tab:blue", s=40,
-                label=None if labelled else f"{int(confirmed.loc[regime, 'seeds'])} seeds (confirmation)",
-            )  # fmt: skip
-            labelled = True
-    right.axvline(1.0, color="grey", linestyle=":", linewidth=1, label="1: on the band's edge")
-    right.set_xscale("log")
-    right.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
-    right.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
-    right.xaxis.set_minor_formatter(NullFormatter())
-    right.set_xlabel("band distance (RMS, in band half-widths)")
-    right.set_title("Distance from the study's values")
-    right.legend(loc="upper center", bbox_to_anchor=(0.5, -0.11), ncol=1, frameon=False)
-    fig.suptitle("H: which protocol reproduces the study? Every regime against the published claims")
-    fig.tight_layout()
+    fig.suptitle("H: which protocol reproduces the study? Each regime's distance from it (95 % intervals)")
+    lines = [
+        f"{n}. {regime_label(row, windows)}: loss {distance_text(row, 'loss')}, "
+        f"gates {distance_text(row, 'gates')} ({int(row['seeds'])} seed{'s' * (int(row['seeds']) != 1)})"
+        for n, row in enumerate(named.to_dict("records"), start=1)
+    ]
+    bottom = (0.7 + 0.2 * len(lines)) / fig.get_figheight()
+    fig.text(0.02, 0.01, "\n".join(lines), fontsize=SMALL, va="bottom", ha="left")
+    fig.tight_layout(rect=(0, bottom, 1, 1))
     save_figure(fig, path)
