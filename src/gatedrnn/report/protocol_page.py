@@ -50,7 +50,8 @@ def scoreboard_part(reference: Path) -> list[str]:
         f"Every regime of the regime sweep and of the small corpus ({len(board)} in all) judged on the "
         f"study's {int(best['claims_judged'])} trained claims that have a regime view, as the ledger judges "
         f"them (`reference/tables/protocol_scoreboard.csv`). Counted this way (which counts some numbers "
-        f"twice; the distance above measures each once), the most agreements are under "
+        f"twice; the protocol distance of docs/protocol-scoreboard.md measures each once), the most "
+        f"agreements are under "
         f"**{regime_label(best)}**: {int(best['agreements'])} agree (values reproduced and findings "
         f"holding), band distance {fmt(best['band_distance'])} (1 is a band's edge). The top five:",
         "",
