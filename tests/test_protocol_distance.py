@@ -181,15 +181,16 @@ def test_seed_noise_limit_is_the_chi_square_quantile():
 
 
 def test_the_pages_open_with_the_answer_the_code_gives_on_the_committed_reference():
-    from gatedrnn.report.protocol_answer import ANSWER_BEGIN, ANSWER_END, render_answer
+    from gatedrnn.reference.tables import reference_answer
+    from gatedrnn.report.protocol_answer import ANSWER_BEGIN, ANSWER_END
 
     config = load_config([str(REPO / "config/config.yaml")])
     for page, ledger in ((REPO / "README.md", False), (REPO / "docs/protocol-scoreboard.md", True)):
         block = page.read_text().split(ANSWER_BEGIN, 1)[1].split(ANSWER_END, 1)[0]
-        assert block == "\n" + render_answer(REFERENCE.parent, config, REPO, ledger=ledger), (
+        assert block == "\n" + reference_answer(REFERENCE.parent, config, REPO, ledger=ledger), (
             f"{page.name} is stale: run python -m gatedrnn.reference pages"
         )
     # the loss block is scored on the committed reference; the answer names its closest regime
-    text = render_answer(REFERENCE.parent, config, REPO, ledger=True)
+    text = reference_answer(REFERENCE.parent, config, REPO, ledger=True)
     assert "**The loss table.**" in text and "**The gates.**" in text
     assert "**The claims ledger under the inferred protocol.**" in text

@@ -239,7 +239,7 @@ def run(argv: list[str] | None = None) -> int:
         print("wrote " + ", ".join(str(p) for p in written))
         return 0
     if args.command == "pages":
-        from gatedrnn.report.protocol_answer import render_answer, replace_answer
+        from gatedrnn.report.protocol_answer import replace_answer
         from gatedrnn.report.protocol_page import render_protocol_section, replace_protocol_section
         from gatedrnn.report.results_page import (
             render_readme_summary,
@@ -257,9 +257,9 @@ def run(argv: list[str] | None = None) -> int:
         try:
             text = replace_readme_summary(readme.read_text(), render_readme_summary(reference, ledger))
             text = replace_protocol_section(text, render_protocol_section(reference, Path.cwd()))
-            text = replace_answer(text, render_answer(reference, config, Path.cwd()))
+            text = replace_answer(text, tables.reference_answer(reference, config, Path.cwd()))
             board_text = replace_answer(scoreboard_page.read_text(),
-                                        render_answer(reference, config, Path.cwd(), ledger=True),
+                                        tables.reference_answer(reference, config, Path.cwd(), ledger=True),
                                         str(scoreboard_page))  # fmt: skip
             section = another_cpu.render_another_cpu_section(reference, config, Path.cwd())
             notes_text = replace_block(notes.read_text(), another_cpu.BEGIN, another_cpu.END, section,

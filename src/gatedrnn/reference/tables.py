@@ -138,6 +138,32 @@ def reference_scoreboard(reference: Path, config: dict, workflow: Path):
 CONFIRMATION_FILES = ("summary.json", "history.csv", "gates")
 
 
+def reference_answer(reference: Path, config: dict, workflow: Path, ledger: bool = False) -> str:
+    """The protocol's answer in words from ``reference/``'s tables
+    (:func:`gatedrnn.report.protocol_answer.render_answer`)."""
+    import pandas as pd
+
+    from gatedrnn.claims import load_claims
+    from gatedrnn.claims.front import with_confirmation
+    from gatedrnn.plan import Plan
+    from gatedrnn.plan.published import regime_view_tables
+    from gatedrnn.report.protocol_answer import AnswerInputs, render_answer
+
+    published = workflow / "workflow/resources/published.yaml"
+    front = reference_front(reference, config, workflow)
+    if front is None:
+        return render_answer(None)
+    tables = {p: pd.read_csv(reference / "tables" / Path(p).name) for p in regime_view_tables(str(published))}
+    again = reference / "tables" / "protocol_confirmation_regimes.csv"
+    regimes = with_confirmation(
+        reference_regimes(reference, config), pd.read_csv(again) if again.exists() else None
+    )
+    inputs = AnswerInputs(
+        front, load_claims(published), tables, Plan.from_config(config).claim_models, regimes
+    )
+    return render_answer(inputs, ledger)
+
+
 def reference_regimes(reference: Path, config: dict):
     """The regime tables of ``reference/`` as one (:func:`gatedrnn.claims.scoreboard.regime_frame`),
     or None while one is missing."""

@@ -14,14 +14,13 @@ the time (:func:`gatedrnn.claims.distance.seed_noise_limit`).
 from __future__ import annotations
 
 import math
-from pathlib import Path
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from gatedrnn.claims import load_claims
 from gatedrnn.claims.distance import SUMMARIES, block_distances, grid_rows, natural, seed_noise_limit, targets
-from gatedrnn.claims.front import with_confirmation
 from gatedrnn.claims.scoreboard import regime_verdicts
 from gatedrnn.report.protocol import distance_text, regime_label
 from gatedrnn.report.results_page import fmt, markdown_table, replace_block
@@ -33,22 +32,16 @@ LOSS_WORDS = {"lstm_loss": "LSTM", "gru_budget_loss": "budget GRU", "gru_minus_l
 Z95 = 1.959963984540054  # the normal distribution's 97.5th percentile
 
 
-def _inputs(reference: Path, config: dict, workflow: Path):
-    from gatedrnn.plan import Plan
-    from gatedrnn.plan.published import regime_view_tables
-    from gatedrnn.reference.tables import reference_front, reference_regimes
+@dataclass(frozen=True)
+class AnswerInputs:
+    """What the answer is read from: the front (with the confirmed seeds), the claims,
+    the claims' own tables, the models' names and the regime rows the front measured."""
 
-    published = workflow / "workflow/resources/published.yaml"
-    front = reference_front(reference, config, workflow)
-    if front is None:
-        return None
-    claims = load_claims(published)
-    tables = {p: pd.read_csv(reference / "tables" / Path(p).name) for p in regime_view_tables(str(published))}
-    again = reference / "tables" / "protocol_confirmation_regimes.csv"
-    regimes = with_confirmation(
-        reference_regimes(reference, config), pd.read_csv(again) if again.exists() else None
-    )
-    return front, claims, tables, Plan.from_config(config).claim_models, regimes
+    front: pd.DataFrame
+    claims: list
+    tables: Mapping[str, pd.DataFrame]
+    names: Mapping[str, str]
+    regimes: pd.DataFrame
 
 
 def _limit(row, block: str) -> float:
@@ -106,12 +99,10 @@ def _back(value: float, scale: str) -> float:
     return value
 
 
-def answer_lines(reference: Path, config: dict, workflow: Path) -> list[str] | None:
+def answer_lines(inputs: AnswerInputs) -> list[str]:
     """The answer's sentences (the README's and docs/protocol-scoreboard.md's opening)."""
-    inputs = _inputs(reference, config, workflow)
-    if inputs is None:
-        return None
-    front, claims, tables, names, regimes = inputs
+    front, claims, tables, names, regimes = (inputs.front, inputs.claims, inputs.tables, inputs.names,
+                                             inputs.regimes)  # fmt: skip
     found = targets(claims, tables, names)
     closest = front.loc[front["loss"].idxmin()]
     label = regime_label(closest)
@@ -176,13 +167,11 @@ def _gate_lines(front, claims, tables, names, found, regimes) -> list[str]:
     ]
 
 
-def ledger_side_by_side(reference: Path, config: dict, workflow: Path) -> list[str]:
+def ledger_side_by_side(inputs: AnswerInputs) -> list[str]:
     """The study's trained claims with a regime view judged under the default protocol
     and under the inferred one (the regime closest on the loss), side by side."""
-    inputs = _inputs(reference, config, workflow)
-    if inputs is None:
-        return []
-    front, claims, tables, names, regimes = inputs
+    front, claims, tables, names, regimes = (inputs.front, inputs.claims, inputs.tables, inputs.names,
+                                             inputs.regimes)  # fmt: skip
     inferred = front.loc[front["loss"].idxmin(), "regime"]
     chosen = regimes[regimes["regime"].isin(["default", inferred])]
     verdicts = regime_verdicts(claims, tables, names, chosen)
@@ -214,16 +203,14 @@ def ledger_side_by_side(reference: Path, config: dict, workflow: Path) -> list[s
     ]
 
 
-def render_answer(
-    reference: str | Path, config: dict, workflow: str | Path = ".", ledger: bool = False
-) -> str:
-    """The answer block (``ledger``: with the claims judged side by side)."""
-    reference, workflow = Path(reference), Path(workflow)
-    lines = answer_lines(reference, config, workflow)
-    if lines is None:
+def render_answer(inputs: AnswerInputs | None, ledger: bool = False) -> str:
+    """The answer block (``ledger``: with the claims judged side by side); ``inputs``
+    None while the reference lacks the tables it reads."""
+    if inputs is None:
         return "The answer needs the regime tables: not in the reference run yet.\n"
+    lines = answer_lines(inputs)
     if ledger:
-        lines += ["", *ledger_side_by_side(reference, config, workflow)]
+        lines += ["", *ledger_side_by_side(inputs)]
     return "\n".join(lines).rstrip() + "\n"
 
 
