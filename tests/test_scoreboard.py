@@ -30,15 +30,8 @@ from gatedrnn.claims.scoreboard import (
 )
 from gatedrnn.errors import CorpusError
 from gatedrnn.io.variants import corpus_prefix, write_prefix_corpus
-from gatedrnn.plan import (
-    CORPUS_SIZE,
-    PROTOCOL_CONFIRMATION,
-    PROTOCOL_DISTANCE,
-    PROTOCOL_FRONT,
-    PROTOCOL_SCOREBOARD,
-    REGIME_SENSITIVITY,
-    Plan,
-)
+from gatedrnn.plan import CORPUS_SIZE, PROTOCOL_CONFIRMATION, PROTOCOL_SCOREBOARD, REGIME_SENSITIVITY, Plan
+from gatedrnn.plan.paths import PROTOCOL_DISTANCE, PROTOCOL_FRONT
 
 REPO = Path(__file__).resolve().parents[1]
 PUBLISHED = REPO / "workflow" / "resources" / "published.yaml"

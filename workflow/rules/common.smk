@@ -67,9 +67,7 @@ from gatedrnn.plan import (
     CORPUS_STEM,
     DATASETS,
     PROTOCOL_CONFIRMATION,
-    PROTOCOL_DISTANCE,
     PROTOCOL_FIGURE,
-    PROTOCOL_FRONT,
     PROTOCOL_SCOREBOARD,
     REGIME_SENSITIVITY,
     Plan,
@@ -80,6 +78,7 @@ from gatedrnn.plan import (
     model_file,
     run_files,
 )
+from gatedrnn.plan.paths import PROTOCOL_DISTANCE, PROTOCOL_FRONT
 
 min_version("9.0")
 

@@ -39,10 +39,9 @@ from gatedrnn.plan.paths import (
     OPEN_QUESTION_TABLES,
     OPEN_QUESTIONS_REPORT,
     PROTOCOL_CONFIRMATION,
-    PROTOCOL_DISTANCE,
     PROTOCOL_FIGURE,
-    PROTOCOL_FRONT,
     PROTOCOL_SCOREBOARD,
+    PROTOCOL_TABLES,
     REGIME_SENSITIVITY,
     REGIME_SWEEP_FIGURE,
     TABLE_TARGETS,
@@ -74,9 +73,7 @@ __all__ = [
     "CORPUS",
     "CORPUS_SIZE",
     "PROTOCOL_CONFIRMATION",
-    "PROTOCOL_DISTANCE",
     "PROTOCOL_FIGURE",
-    "PROTOCOL_FRONT",
     "PROTOCOL_SCOREBOARD",
     "CORPUS_INVENTORY",
     "CORPUS_PROVENANCE",
@@ -390,13 +387,10 @@ class Plan:
 
     @property
     def protocol_targets(self) -> list[str]:
-        """Which protocol reproduces the study (`protocol`): the alphabet check, the small
-        corpus's table, the scoreboard and distances, the front's regimes confirmed over more
-        seeds, the front, the figure."""
+        """Which protocol reproduces the study (`protocol`): its tables (PROTOCOL_TABLES), the figure."""
         if not self.protocol_enabled:
             return []
-        return [ALPHABET_CHECK, CORPUS_SIZE, PROTOCOL_SCOREBOARD, PROTOCOL_DISTANCE, PROTOCOL_CONFIRMATION,
-                PROTOCOL_FRONT, PROTOCOL_FIGURE]  # fmt: skip
+        return [ALPHABET_CHECK, CORPUS_SIZE, *PROTOCOL_TABLES, PROTOCOL_FIGURE]
 
     def claims_tables(self, published: str, new_findings: str) -> list[str]:
         """The tables the claims ledger reads: every table published.yaml names, and

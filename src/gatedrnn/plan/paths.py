@@ -50,6 +50,8 @@ PROTOCOL_FIGURE = "results/figures/protocol_scoreboard.png"
 # from its first seeds (the checkpoint's), and again with the confirmed regimes' seeds.
 PROTOCOL_DISTANCE = "results/tables/protocol_distance.csv"
 PROTOCOL_FRONT = "results/tables/protocol_front.csv"
+# In the order the rules write them: the scoreboard and distances, the confirmation, the front.
+PROTOCOL_TABLES = (PROTOCOL_SCOREBOARD, PROTOCOL_DISTANCE, PROTOCOL_CONFIRMATION, PROTOCOL_FRONT)
 
 
 class Run(NamedTuple):

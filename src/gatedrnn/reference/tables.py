@@ -233,14 +233,8 @@ def complete_protocol(reference: Path, results: Path, config: dict, workflow: Pa
     from gatedrnn.claims import load_claims
     from gatedrnn.claims.front import protocol_front, regimes_to_confirm
     from gatedrnn.claims.scoreboard import confirmation
-    from gatedrnn.plan import (
-        PROTOCOL_CONFIRMATION,
-        PROTOCOL_DISTANCE,
-        PROTOCOL_FIGURE,
-        PROTOCOL_FRONT,
-        PROTOCOL_SCOREBOARD,
-        Plan,
-    )
+    from gatedrnn.plan import PROTOCOL_CONFIRMATION, PROTOCOL_FIGURE, PROTOCOL_SCOREBOARD, Plan
+    from gatedrnn.plan.paths import PROTOCOL_DISTANCE, PROTOCOL_FRONT
     from gatedrnn.plan.published import regime_view_tables
     from gatedrnn.report.protocol import plot_front
     from gatedrnn.tables.regime_sweep import load_runs
