@@ -130,7 +130,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--settings",
         default="avx2,portable,avx512",
         help="comma-separated numerics.cpu_isa settings, or one library: aten=avx2, onednn=AVX2, "
-        "mkl=COMPATIBLE+STRICT (+ for a comma; native is always timed)",
+        "mkl=COMPATIBLE+STRICT (+ for a comma), or a setting with one library changed: "
+        "portable:mkl=AVX2+STRICT (native is always timed)",
     )
     p.set_defaults(func=cmd_numerics, default_models=grid_models)
 

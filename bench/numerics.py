@@ -7,7 +7,8 @@ step, then the sha256 of the weights. Settings run in interleaved rounds; the
 table gives each one's median CPU time per step over ``native``'s, and whether
 its weights differ from ``native``'s. Besides the workflow's settings, one
 library at a time (``aten=avx2``, ``onednn=AVX2``, ``mkl=COMPATIBLE+STRICT``...)
-says which library costs what.
+says which library costs what, and a setting with one library changed
+(``portable:mkl=AVX2+STRICT``) what a candidate pin would cost.
 """
 
 from __future__ import annotations
@@ -30,17 +31,20 @@ LIBRARY_VARIABLES = {
 
 
 def setting_environment(setting: str) -> dict[str, str | None]:
-    """The variables of a workflow setting (``avx2``) or of one library (``mkl=AVX2,STRICT``)."""
+    """The variables of a workflow setting (``avx2``), of one library (``mkl=AVX2,STRICT``: the
+    rest unset), or of a setting with one library changed (``portable:mkl=AVX2+STRICT``)."""
     from gatedrnn.numerics import VARIABLES, environment_for
 
-    if "=" not in setting:
+    base, _, change = setting.rpartition(":") if ":" in setting else ("", "", setting)
+    if "=" not in change:
         return environment_for(setting)
-    library, value = setting.split("=", 1)
+    library, value = change.split("=", 1)
     value = value.replace("+", ",")  # mkl=AVX2+STRICT: the list's commas separate settings
     if library not in LIBRARY_VARIABLES:
         choices = ", ".join(LIBRARY_VARIABLES)
-        raise SystemExit(f"--settings: {setting!r}: use a setting or one of {choices}=VALUE")
-    return {name: (value if name in LIBRARY_VARIABLES[library] else None) for name in VARIABLES}
+        raise SystemExit(f"--settings: {setting!r}: use a setting or [SETTING:]LIBRARY=VALUE ({choices})")
+    environment = environment_for(base) if base else dict.fromkeys(VARIABLES)
+    return environment | {name: value for name in LIBRARY_VARIABLES[library]}
 
 
 def cmd_numerics_worker(args) -> None:
@@ -117,7 +121,9 @@ def cmd_numerics(args) -> None:
         print(f"  done {cell} w{hidden}", file=sys.stderr, flush=True)
 
     print()
-    print(f"{'model':<10} {'setting':<22} {'ms/step':>8} {'x native':>8}  {'bits':<10} dispatch (ATen, MKL)")
+    width = max(22, *(len(s) for s in settings))
+    print(f"{'model':<10} {'setting':<{width}} {'ms/step':>8} {'x native':>8}  ", end="")
+    print(f"{'bits':<10} dispatch (ATen, MKL)")
     for cell, hidden, samples, results in rows:
         base = med(samples["native"], "cpu") / args.steps
         native_hash = results["native"][0]["sha256"]
@@ -127,7 +133,8 @@ def cmd_numerics(args) -> None:
             bits = "unstable" if len(hashes) > 1 else ("= native" if native_hash in hashes else "differ")
             first = results[setting][0]
             print(
-                f"{label(cell, hidden):<10} {setting:<22} {per_step * 1e3:>8.1f} {per_step / base:>8.3f}  "
+                f"{label(cell, hidden):<10} {setting:<{width}} "
+                f"{per_step * 1e3:>8.1f} {per_step / base:>8.3f}  "
                 f"{bits:<10} {first['capability']}, {first['mkl']}"
             )
     print()

@@ -123,6 +123,20 @@ def test_numerics_bench_times_each_setting_beside_native():
     assert one_library[-1] == ("AVX2,STRICT" if intel else "AUTO,STRICT")
 
 
+def test_numerics_settings_change_one_library_of_a_workflow_setting(monkeypatch):
+    monkeypatch.syspath_prepend(str(REPO))
+    from bench.numerics import setting_environment
+
+    # a candidate pin: portable with MKL on another branch (issue #50)
+    changed = setting_environment("portable:mkl=AVX2+STRICT")
+    assert changed == numerics.environment_for("portable") | {"MKL_CBWR": "AVX2,STRICT"}
+    alone = setting_environment("onednn=AVX")  # one library, the others unset (native)
+    onednn = ("ONEDNN_MAX_CPU_ISA", "DNNL_MAX_CPU_ISA")
+    assert alone == {name: ("AVX" if name in onednn else None) for name in numerics.VARIABLES}
+    with pytest.raises(SystemExit, match="'portable:blas=X'"):
+        setting_environment("portable:blas=X")
+
+
 def test_threads_bench_runs_worker_processes_and_hashes_the_weights():
     out = run(
         "-m", "bench", "threads", "--models", "gru:8", "--steps", "1", "--rounds", "1",
