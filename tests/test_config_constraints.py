@@ -64,6 +64,7 @@ LONGER = "longer_training: its regime overrides steps only, past train.steps"
 NORM = "model_normalisation: its regime changes the model only"
 SWEEP_B, FITS = "forget_bias_sweep: one regime per b", "windows fit in the splits of a text of known length"
 PROBE = "probe.length holds the perturbation"
+SWEEP_ONLY = "forget_bias_sweep: its regimes change forget_bias only"
 FINITE, ONCE = PLAN, "models are listed once"
 CELLS = "cells resolve"
 ANY_SHA = "a" * 64
@@ -304,6 +305,30 @@ CASES = [
         PLAN,
         {"forget_bias_sweep": {"regimes": ["default", "long_memory_forget_bias_3"]}},
         "the sweep's models train on the corpus",
+    ),
+    Case(
+        "a forget_bias_sweep regime changes forget_bias only (issue #53)",
+        SWEEP_ONLY,
+        {"regimes": {"forget_bias_3": {"forget_bias": 3.0, "lr": 0.1}}},
+        "forget_bias_sweep.regimes lists 'forget_bias_3', which also changes lr",
+    ),
+    Case(
+        "a seed fits torch's and numpy's generators (issue #53)",
+        SCHEMA,
+        {"grid": {"seeds": [0, 2**64]}},
+        on("grid", "seeds", 1),
+    ),
+    Case(
+        "corpus.synthetic_seed fits the generator (issue #53)",
+        SCHEMA,
+        {"corpus": {"synthetic_seed": 2**32}},
+        on("corpus", "synthetic_seed"),
+    ),
+    Case(
+        "a synthetic corpus is small enough to build in memory (issue #53)",
+        PLAN,
+        {"corpus": {"synthetic_chars": 10**11}},
+        "the synthetic corpus (corpus.synthetic_chars 100000000000) would need about",
     ),
     Case(
         "forget_bias_sweep has one regime per b",

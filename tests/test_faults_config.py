@@ -20,6 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
+from gatedrnn.plan.config_files import UniqueKeyLoader
+
 SMOKE = smoke_config()
 CLI_SETTINGS = settings(
     max_examples=3, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
@@ -102,18 +104,9 @@ def test_config_override_on_the_command_line_is_validated_too(tmp_path, fault_le
     fault_ledger.rejected(name)
 
 
-class _NoDuplicateKeys(yaml.SafeLoader):
-    """YAML, but a key given twice in one mapping is an error: PyYAML (and Snakemake's
-    config loading) silently keep the last, so an edit to the first would do nothing."""
-
-    def construct_mapping(self, node, deep=False):
-        keys = [self.construct_object(key, deep=deep) for key, _ in node.value]
-        twice = sorted({str(k) for k in keys if keys.count(k) > 1})
-        if twice:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"key(s) {', '.join(twice)} given twice", node.start_mark
-            )
-        return super().construct_mapping(node, deep=deep)
+# A key given twice in one mapping is an error (PyYAML and Snakemake keep the last): the
+# workflow's own check of a user's config files (gatedrnn.plan.config_files).
+_NoDuplicateKeys = UniqueKeyLoader
 
 
 REPO = Path(__file__).resolve().parents[1]

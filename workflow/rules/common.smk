@@ -6,6 +6,8 @@ import os
 import sys
 from pathlib import Path
 
+import yaml
+
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import min_version, validate
 
@@ -53,8 +55,9 @@ from gatedrnn.code_version import code_version as _code_version
 from gatedrnn.numerics import DEFAULT as DEFAULT_CPU_ISA
 from gatedrnn.numerics import pin as pin_numerics
 from gatedrnn.plan.checks import refuse_non_finite
+from gatedrnn.plan.config_files import refuse_config_files, retype_overrides
 from gatedrnn.plan.published import regime_view_tables
-from gatedrnn.plan.resources import machine_memory_mb
+from gatedrnn.plan.resources import generated_text_problems, machine_memory_mb
 from gatedrnn.plan.paths import CELL_ANALYSES
 
 from gatedrnn.plan import (
@@ -83,6 +86,13 @@ from gatedrnn.plan.paths import PROTOCOL_DISTANCE, PROTOCOL_FRONT
 min_version("9.0")
 
 
+# The config files as written (a key given twice, an empty file: named), and
+# --config's nested values, which Snakemake passes as strings ('1600'), read as YAML
+# where the schema wants a number (gatedrnn.plan.config_files).
+SCHEMA_PATH = os.path.join(WORKFLOW_ROOT, "workflow/schemas/config.schema.yaml")
+with open(SCHEMA_PATH) as _schema:
+    retype_overrides(config, workflow.config_settings.config, yaml.safe_load(_schema))
+refuse_config_files(workflow.configfiles, WorkflowError)
 # NaN passes every bound of the schema and names another key when it fails: refused first.
 refuse_non_finite(config, WorkflowError)
 # The schema's defaults are config/config.yaml's values, for the reader (and the workflow
@@ -110,9 +120,7 @@ def refuse_float_integers(config, schema_path):
         )
 
 
-refuse_float_integers(
-    config, os.path.join(WORKFLOW_ROOT, "workflow/schemas/config.schema.yaml")
-)
+refuse_float_integers(config, SCHEMA_PATH)
 
 # The instruction set of every job's CPU kernels (gatedrnn.numerics): set here, in
 # Snakemake's own environment, before any job starts, so that every job (local, SLURM,
@@ -124,7 +132,18 @@ pin_numerics(CPU_ISA)
 # The plan of runs (gatedrnn.plan, unit-tested in tests/test_plan.py): every regime,
 # run, file name and target of this config. Refuses a config whose sweeps or open
 # questions name a regime that is missing, clashing or on the wrong dataset.
-PLAN = Plan.from_config(config)
+try:
+    PLAN = Plan.from_config(config)
+except (
+    ValueError
+) as err:  # ConfigError and the plan's own refusals: the message says it all
+    raise WorkflowError(f"Error validating config file: {err}") from None
+
+# --cores 0 plans the jobs, then waits forever for a core (Snakemake says nothing).
+if getattr(workflow.global_resources.get("_cores"), "value", None) == 0:
+    raise WorkflowError(
+        "--cores 0 gives no job a core; give --cores 1 or more (or --cores all)"
+    )
 
 # The most memory a training job can have (gatedrnn.plan.resources): --resources mem_mb
 # (or a profile's resources:), else, run here, this machine's; a job estimated above
@@ -136,6 +155,10 @@ elif workflow.local_exec and not workflow.remote_exec and machine_memory_mb():
     MEMORY_LIMIT = (machine_memory_mb(), "this machine's memory")
 else:
     MEMORY_LIMIT = None  # a cluster without --resources mem_mb: its scheduler's limits
+
+# A generated text too large to build in this memory: refused now, not when it runs out.
+for _problem in generated_text_problems(PLAN, MEMORY_LIMIT):
+    raise WorkflowError(f"Error validating config file: {_problem}")
 
 # The software of every rule (one environment; snakemake --lint wants it per rule).
 ENV = "../../envs/gatedrnn.yaml"
@@ -200,6 +223,20 @@ def corpus_record(path):
             f"{path}: the corpus record is empty or truncated ({err}); delete it and "
             f"{Path(path).with_suffix('.txt')}, and rerun to remake both"
         )
+
+
+def train_mem_mb(wildcards, input):
+    """A training job's mem_mb (Plan.train_mem_mb). A refusal (too little memory, a
+    damaged corpus record) is raised as Snakemake's ResourceValidationError, which it
+    prints as one message: any other error of a resource function comes wrapped in an
+    InputFunctionException with a traceback."""
+    from snakemake.exceptions import ResourceValidationError
+
+    try:
+        record = corpus_record(input.provenance)
+        return PLAN.train_mem_mb(Run.of(wildcards), record, MEMORY_LIMIT)
+    except (ValueError, WorkflowError) as err:
+        raise ResourceValidationError(str(err)) from None
 
 
 def confirmation_runs(wildcards):

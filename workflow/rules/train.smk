@@ -21,11 +21,7 @@ rule train:
     resources:
         # the job's estimated peak plus 20 %, or train.mem_mb (gatedrnn.plan.resources),
         # once its corpus exists: the estimate needs the vocabulary and the length
-        mem_mb=lambda wildcards, input: PLAN.train_mem_mb(
-            Run.of(wildcards),
-            corpus_record(input.provenance),
-            MEMORY_LIMIT,
-        ),
+        mem_mb=lambda wildcards, input: train_mem_mb(wildcards, input),
         runtime=config["train"]["runtime"],
     params:
         code=code_version("train.py"),

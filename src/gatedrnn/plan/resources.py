@@ -102,3 +102,28 @@ def train_mem_mb(
             "plus 20 %)"
         )
     return int(configured)
+
+
+# The peak bytes per character of a generated text while it is built (its pieces, their
+# join and the cut; measured 4.06 for the synthetic corpus with tracemalloc), rounded up.
+GENERATION_BYTES_PER_CHAR = 5
+
+
+def generated_text_problems(plan, limit: tuple[int, str] | None) -> list[str]:
+    """Each text the config generates (the synthetic corpus, the copy task) whose
+    building alone would need more memory than ``limit`` (MiB, what sets it): it is
+    built in memory, and would run until the machine ran out (a dry run passed it)."""
+    from gatedrnn.plan.checks import known_texts
+
+    if limit is None:
+        return []
+    problems = []
+    for dataset, text, chars, _ in known_texts(plan):
+        needed = chars * GENERATION_BYTES_PER_CHAR / (1 << 20)
+        if dataset != "small_corpus" and needed > limit[0]:
+            problems.append(
+                f"{text} would need about {needed:,.0f} MB to generate, above {limit[1]} "
+                f"({limit[0]:,} MB): it is built in memory; give it at most "
+                f"{limit[0] * (1 << 20) // GENERATION_BYTES_PER_CHAR:,} characters"
+            )
+    return problems
