@@ -179,3 +179,132 @@ def test_a_job_too_big_for_memory_is_refused_in_one_message(tmp_path, overrides,
     assert "InputFunctionException" not in output
     no_traceback(output)
     fault_ledger.rejected(name)
+
+
+# ------------------------------------------------------------- reference and compare
+
+
+def reference_copy(tmp_path: Path, without=()) -> Path:
+    copy = tmp_path / "reference"
+    shutil.copytree(REPO / "reference", copy)
+    for name in without:
+        (copy / name).unlink()
+    return copy
+
+
+def test_pages_refuse_a_reference_lacking_what_its_manifest_lists(tmp_path, capsys, fault_ledger):
+    """A copy of reference/ without two of its tables rewrote README.md and
+    docs/results.md with whole sections gone, and exited 0."""
+    from gatedrnn.reference.__main__ import main as reference_main
+
+    name = fault_ledger.tried("reference pages on a copy of reference/ lacking two tables")
+    reference = reference_copy(tmp_path, ["tables/lstm_gates.csv", "tables/gru_vs_lstm.csv"])
+    page, readme = tmp_path / "results.md", tmp_path / "README.md"
+    shutil.copy(REPO / "docs" / "results.md", page)
+    shutil.copy(REPO / "README.md", readme)
+    before = {p: p.read_bytes() for p in (page, readme, reference / "README.md")}
+    code = reference_main(
+        ["pages", "--reference", str(reference), "--page", str(page), "--readme", str(readme)]
+    )
+    err = capsys.readouterr().err
+    assert code == 2
+    assert (
+        "lacks 2 of the files its manifest.json lists (tables/gru_vs_lstm.csv, tables/lstm_gates.csv)" in err
+    )
+    assert "nothing written" in err
+    assert {p: p.read_bytes() for p in before} == before
+    fault_ledger.rejected(name)
+
+
+def test_ledger_with_nothing_changed_rewrites_nothing(fault_ledger):
+    """`reference ledger` with nothing changed rewrote reference/manifest.json (a new time
+    and commit). The command itself on the committed reference:
+    tests/test_documented_commands.py::test_pages_and_ledger_regenerate_the_committed_files."""
+    from gatedrnn.reference.manifest import derived_unchanged
+
+    name = fault_ledger.tried("reference ledger with nothing changed")
+    reference = REPO / "reference"
+    recorded = json.loads((reference / "manifest.json").read_text())["stages"]["ledger"]["files"]
+    files = {reference / name: (reference / name).read_text() for name in recorded}
+    assert derived_unchanged(reference, "ledger", files)
+    first = next(iter(files))
+    assert not derived_unchanged(reference, "ledger", {**files, first: files[first] + "x"})
+    assert not derived_unchanged(reference, "ledger", dict(list(files.items())[1:]))
+    fault_ledger.rejected(name)
+
+
+def test_reference_tools_outside_the_checkout_say_where_to_run(tmp_path, monkeypatch, capsys):
+    """Found by the round-two probe: `ledger` run outside the checkout ended in a
+    FileNotFoundError traceback for workflow/resources/new_findings.yaml."""
+    from gatedrnn.reference.__main__ import main as reference_main
+
+    reference = reference_copy(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert (
+        reference_main(
+            ["ledger", "--reference", str(reference), "--configfile", str(REPO / "config/config.yaml")]
+        )
+        == 2
+    )
+    assert "run this command from the checkout's root" in capsys.readouterr().err
+
+
+def test_verify_refuses_a_users_run_as_its_directory(tmp_path, fault_ledger):
+    """`python -m gatedrnn.verify` ran in the working directory: it replaced a toy run's
+    data/corpus.txt with the real corpus and retrained a model in its results/."""
+    name = fault_ledger.tried("python -m gatedrnn.verify in a toy run's directory")
+    toy = tmp_path / "toy"
+    fake_corpus(toy)
+    (toy / "results" / "models").mkdir(parents=True)
+    before = {p: p.read_bytes() for p in toy.rglob("*") if p.is_file()}
+    proc = subprocess.run([sys.executable, "-m", "gatedrnn.verify", "--directory", str(toy)],
+                          cwd=REPO, capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert f"--directory {toy} holds files verify did not make (data, results)" in proc.stderr
+    no_traceback(proc.stdout + proc.stderr)
+    assert {p: p.read_bytes() for p in toy.rglob("*") if p.is_file()} == before
+    assert sorted(p.name for p in toy.iterdir()) == ["data", "results"]
+    fault_ledger.rejected(name)
+
+
+def test_verify_makes_its_own_directory(tmp_path):
+    from gatedrnn.verify.__main__ import DEFAULT_DIRECTORY, MARKER, own_directory
+
+    own_directory(tmp_path / "new")
+    own_directory(tmp_path / "new")  # again: it is verify's own
+    assert (tmp_path / "new" / MARKER).is_file()
+    assert DEFAULT_DIRECTORY == "verify-run" and "/verify-run/" in (REPO / ".gitignore").read_text()
+
+
+def test_compare_strict_says_why_it_fails(tmp_path, capsys, fault_ledger):
+    """The footer read "all 493 identical, 0 differ" and the command exited 1: 30 tables
+    not comparable, said nowhere."""
+    from gatedrnn.compare import main as compare_main
+
+    name = fault_ledger.tried("compare --strict with tables missing in the run")
+    tables = tmp_path / "run" / "tables"
+    tables.mkdir(parents=True)
+    shutil.copy(REPO / "reference" / "tables" / "gru_vs_lstm.csv", tables)
+    (tables / "gru_gates.csv").write_text("model,seed,ga")  # cut short in its header
+    (tables / "lstm_gates.csv").write_text("")  # empty: pandas cannot read it
+    code = compare_main(["--run", str(tmp_path / "run"), "--reference", str(REPO / "reference"), "--strict"])
+    out = capsys.readouterr().out
+    total = len(list((REPO / "reference" / "tables").glob("*.csv")))
+    assert code == 1
+    footer = out.splitlines()[-1]
+    assert footer.startswith(f"--strict fails: {total - 3} table(s) missing in run: "), footer
+    assert "1 table(s) not comparable: columns differ: gru_gates.csv" in footer
+    assert "1 table(s) not comparable: lstm_gates.csv" in footer
+    assert "lstm_gates.csv is empty (0 bytes)" in out
+    fault_ledger.rejected(name)
+
+
+def test_estimate_json_into_a_missing_folder_is_refused_first(tmp_path, capsys, fault_ledger):
+    """`estimate --json` into a missing folder ended in a traceback after the whole estimate."""
+    from gatedrnn.estimate.__main__ import main as estimate_main
+
+    name = fault_ledger.tried("estimate --json into a missing folder")
+    target = tmp_path / "nowhere" / "projection.json"
+    assert estimate_main(["--cores", "1", "--json", str(target), "--directory", str(tmp_path)]) == 2
+    assert f"--json {target}: is in {target.parent}, which does not exist" in capsys.readouterr().err
+    fault_ledger.rejected(name)

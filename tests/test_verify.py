@@ -124,12 +124,19 @@ def test_verify_end_to_end_at_smoke_size(tmp_path):
     assert record["numerics"]["torch_cpu_capability"] == "AVX2"
     assert record["numerics"]["environment"]["MKL_CBWR"] == "COMPATIBLE,STRICT"
 
-    same = verify("--reference", str(reference), "--directory", str(workdir))
+    # verify works in a directory of its own: the run's own is refused, untouched (issue #53)
+    before = {p: p.stat().st_mtime_ns for p in workdir.rglob("*") if p.is_file()}
+    mine = verify("--reference", str(reference), "--directory", str(workdir))
+    assert mine.returncode == 2 and "holds files verify did not make" in mine.stderr, mine.stderr
+    assert {p: p.stat().st_mtime_ns for p in workdir.rglob("*") if p.is_file()} == before
+    own = tmp_path / "verify"
+    same = verify("--reference", str(reference), "--directory", str(own))
     assert same.returncode == 0, same.stdout + same.stderr
-    assert "on this machine" in same.stdout.splitlines()[0]  # how long, said beforehand
+    assert same.stdout.splitlines()[0] == f"verify works in {own} (its own: nothing outside it is written)"
+    assert "on this machine" in same.stdout.splitlines()[1]  # how long, said beforehand
     assert same.stdout.strip().endswith("bit-identical to the reference")
 
-    native = verify("--reference", str(reference), "--directory", str(workdir), "--cpu-isa", "native")
+    native = verify("--reference", str(reference), "--directory", str(own), "--cpu-isa", "native")
     assert "numerics.cpu_isa native" in native.stdout
     assert "bits are not expected to match (native numerics or a GPU)" in native.stdout
     if "bit-identical" not in native.stdout:  # a CPU whose native kernels are the pin's would match
@@ -148,8 +155,8 @@ def test_verify_end_to_end_at_smoke_size(tmp_path):
     name = min(manifest["training_jobs"], key=lambda n: manifest["training_jobs"][n]["cpu_s"])
     manifest["training_jobs"][name]["weights_sha256"] = "0" * 64
     (reference / "manifest.json").write_text(json.dumps(manifest))
-    changed = verify("--reference", str(reference), "--directory", str(workdir))
+    changed = verify("--reference", str(reference), "--directory", str(own))
     assert changed.returncode == 1
     assert "first difference: the final weights" in changed.stdout
     assert "this CPU's kernels differ" in changed.stdout
-    assert Path(workdir / "results" / "verify" / "config.yaml").exists()
+    assert Path(own / "results" / "verify" / "config.yaml").exists()

@@ -35,6 +35,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from gatedrnn.io.records import read_table
+
 STATUSES = ("identical", "within spread", "beyond spread", "no spread")
 SEED_COLUMN = "seed"
 WIDE_SEED_PREFIX = "seed_"
@@ -187,8 +189,31 @@ def compare_runs(run_dir: str | Path, reference_dir: str | Path) -> list[TableCo
         if not run_path.exists():
             out.append(TableComparison(ref_path.name, "missing in run", dict.fromkeys(STATUSES, 0)))
             continue
-        out.append(compare_tables(ref_path.name, pd.read_csv(run_path), pd.read_csv(ref_path)))
+        try:
+            run_table, ref_table = read_table(run_path), read_table(ref_path)
+        except ValueError as err:  # empty or cut short: named, the other tables still compared
+            out.append(TableComparison(ref_path.name, f"not comparable: {err}", dict.fromkeys(STATUSES, 0)))
+            continue
+        out.append(compare_tables(ref_path.name, run_table, ref_table))
     return out
+
+
+def strict_failures(comparisons: list[TableComparison]) -> list[str]:
+    """Why ``--strict`` fails: tables not compared (by reason) and values not identical."""
+    reasons: dict[str, list[str]] = {}
+    for c in comparisons:
+        if c.status != "compared":
+            reasons.setdefault(c.status.split(" (")[0].split(": table ")[0], []).append(c.table)
+    lines = [
+        f"{len(tables)} table(s) {reason}: {', '.join(tables[:6])}{' ...' if len(tables) > 6 else ''}"
+        for reason, tables in reasons.items()
+    ]
+    differ = {s: sum(c.counts[s] for c in comparisons) for s in STATUSES[1:]}
+    if any(differ.values()):
+        lines.append(
+            "values not identical: " + ", ".join(f"{n} {status}" for status, n in differ.items() if n)
+        )
+    return lines
 
 
 def render(comparisons: list[TableComparison]) -> str:
@@ -232,7 +257,10 @@ def main(argv: list[str] | None = None) -> int:
         clean = all(c.status == "compared" for c in comparisons) and all(
             c.counts[s] == 0 for c in comparisons for s in STATUSES[1:]
         )
-        return 0 if clean else 1
+        if clean:
+            return 0
+        print("--strict fails: " + "; ".join(strict_failures(comparisons)))
+        return 1
     return 0
 
 

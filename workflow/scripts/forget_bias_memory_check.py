@@ -1,9 +1,9 @@
 """Rule forget_bias_memory_check (gates.smk): the forget-bias sweep's reach, measured by
 the sweep's code and by an independent float64 computation (gatedrnn.tables.memory_check)."""
 
-import json
 from pathlib import Path
 
+from gatedrnn.io.files import read_json
 from gatedrnn.scripting import run_logged
 from gatedrnn.tables.gates import probe_set
 from gatedrnn.tables.memory_check import forget_bias_memory_check_table
@@ -18,7 +18,10 @@ def main(log):
         snakemake.params.lines,
         snakemake.params.length,
         shared_vocabulary(
-            [json.loads((Path(path).parent / "summary.json").read_text()) for path in snakemake.input.models],
+            [
+                read_json(Path(path).parent / "summary.json", "training summary")
+                for path in snakemake.input.models
+            ],
             "the forget-bias memory check",
         ),
     )

@@ -1,7 +1,6 @@
 """Rule gates: one trained model's gates on the probe set, and its manual step check
 (gatedrnn.tables.gates.write_probe_gates)."""
 
-import json
 from pathlib import Path
 
 import torch
@@ -20,7 +19,7 @@ def main(log):
         snakemake.params.train_fraction,
         snakemake.params.lines,
         snakemake.params.length,
-        trained_vocabulary(json.loads(Path(snakemake.input.summary).read_text())),
+        trained_vocabulary(read_json(snakemake.input.summary, "training summary")),
     )
     write_probe_gates(
         Path(snakemake.input.model).parent,

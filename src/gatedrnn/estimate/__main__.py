@@ -47,6 +47,10 @@ def main(argv: list[str] | None = None) -> int:
     workdir = Path(args.directory)
     if not workdir.is_dir():
         return fail(f"--directory {workdir} is not a directory")
+    if args.json and (Path(args.json).is_dir() or not Path(args.json).parent.is_dir()):  # before the work
+        where = Path(args.json).parent
+        why = "is a directory" if Path(args.json).is_dir() else f"is in {where}, which does not exist"
+        return fail(f"--json {args.json}: {why}; name a file in an existing folder")
     # The calibration must time the training's kernels: pin them before torch starts.
     cpu_isa = load_config(args.configfile, workdir).get("numerics", {}).get("cpu_isa", DEFAULT_CPU_ISA)
     pin_this_process(cpu_isa)
@@ -69,7 +73,11 @@ def main(argv: list[str] | None = None) -> int:
         jobs, threads = train_jobs_for(planned, args.configfile, workdir)
     except FileNotFoundError as err:
         return fail(str(err))
-    cost_jobs(jobs, benchmark_costs(workdir / "results"), cpu_isa=cpu_isa)
+    try:
+        costs = benchmark_costs(workdir / "results")
+    except ValueError as err:  # a damaged summary.json, named with the fix
+        return fail(str(err))
+    cost_jobs(jobs, costs, cpu_isa=cpu_isa)
     print(report(jobs, args.cores, threads))
     if args.json:
         Path(args.json).write_text(json.dumps({j.name: j.seconds for j in jobs}, indent=1, sort_keys=True))

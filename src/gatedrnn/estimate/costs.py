@@ -3,12 +3,12 @@ benchmarks or from a calibration under the run's pinned numerics."""
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gatedrnn.io.files import read_json
 from gatedrnn.numerics import check_in_force
 
 STARTUP_SECONDS = 3.0  # a fresh interpreter's imports (torch, pandas) and the corpus, measured
@@ -71,7 +71,7 @@ def benchmark_costs(results: Path) -> dict[Shape, Cost]:
         bench = results / "benchmarks" / "train" / regime / f"{run}.tsv"
         if not bench.exists():
             continue
-        summary = json.loads(summary_path.read_text())
+        summary = read_json(summary_path, "training summary")
         if summary.get("diverged"):
             continue
         cfg = summary["train_config"]

@@ -76,6 +76,24 @@ def _config(files: list[str]) -> dict:
 REFERENCE_HOLDS = (manifest.MANIFEST, "tables")
 
 
+def _complete_reference(flag: str, value: str, holds: tuple[str, ...] = REFERENCE_HOLDS) -> Path:
+    """A reference folder holding every file its manifest.json lists (a copy that lost
+    tables would render pages with whole sections gone)."""
+    path = _directory(flag, value, holds)
+    try:
+        listed = json.loads((path / manifest.MANIFEST).read_text()).get("files", {})
+    except ValueError as err:
+        raise BadArgument(f"{flag} {value}: its {manifest.MANIFEST} is not JSON ({err})") from err
+    lacking = sorted(name for name in listed if not (path / name).is_file())
+    if lacking:
+        shown = ", ".join(lacking[:5]) + (f" and {len(lacking) - 5} more" if len(lacking) > 5 else "")
+        raise BadArgument(
+            f"{flag} {value}: lacks {len(lacking)} of the files its {manifest.MANIFEST} lists ({shown}); "
+            "copy the whole folder (git checkout -- reference/) or collect those stages again"
+        )
+    return path
+
+
 def write_whole(files: dict[Path, str]) -> None:
     """Every file rendered before any is written, each written atomically."""
     for path, text in files.items():
@@ -154,8 +172,11 @@ def run(argv: list[str] | None = None) -> int:
     h.add_argument("--reference", default=str(manifest.REFERENCE))
     h.add_argument("--configfile", nargs="+", default=["config/config.yaml"])
     args = parser.parse_args(argv)
+    published = Path("workflow/resources/published.yaml")
+    if args.command != "collect" and not published.is_file():  # they read the study's claims
+        raise BadArgument(f"no {published} in {Path.cwd()}: run this command from the checkout's root")
     if args.command == "ledger":
-        reference = _directory("--reference", args.reference, REFERENCE_HOLDS)
+        reference = _complete_reference("--reference", args.reference)
         config = _config(args.configfile)
         try:
             manifest.clean_commit(Path.cwd(), reference)  # before any file is written
@@ -170,8 +191,11 @@ def run(argv: list[str] | None = None) -> int:
         answers = tables.reference_open_questions(reference, config)
         if answers is not None:
             files[reference / "open_questions.md"] = answers
-        write_whole(files)
         written = [path.name for path in files]
+        if manifest.derived_unchanged(reference, "ledger", files):
+            print(f"nothing changed: {', '.join(written)} and {manifest.MANIFEST} left as they are")
+            return 0
+        write_whole(files)
         manifest.record_derived(reference, "ledger", written, Path.cwd(),
                        "computed from reference/tables by python -m gatedrnn.reference ledger")  # fmt: skip
         from gatedrnn.claims import summary_line
@@ -248,7 +272,7 @@ def run(argv: list[str] | None = None) -> int:
             replace_readme_summary,
         )
 
-        reference = _directory("--reference", args.reference, (*REFERENCE_HOLDS, "README.md"))
+        reference = _complete_reference("--reference", args.reference, (*REFERENCE_HOLDS, "README.md"))
         page, readme = _new_file("--page", args.page), _file("--readme", args.readme)
         scoreboard_page = _file("--scoreboard-page", args.scoreboard_page)
         config = _config(args.configfile)

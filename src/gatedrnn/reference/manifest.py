@@ -10,7 +10,7 @@ import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 
-from gatedrnn.io.files import atomic_write_bytes
+from gatedrnn.io.files import atomic_write_bytes, read_json
 
 REFERENCE = Path("reference")
 MANIFEST = "manifest.json"
@@ -75,7 +75,7 @@ def training_jobs(results: Path) -> dict[str, dict]:
         entry = read_benchmark(bench)
         summary_path = results / "models" / regime / run / "summary.json"
         if summary_path.exists():
-            summary = json.loads(summary_path.read_text())
+            summary = read_json(summary_path, "training summary")
             entry["steps"] = summary["train_config"]["steps"]
             entry["resumed_from_step"] = summary.get("resumed_from_step")
             # a long run that continued a shorter run's state (prefix sharing) trained fewer steps
@@ -366,3 +366,13 @@ def record_derived(out: Path, stage: str, files: list[str], repo: Path, note: st
     }
     atomic_write_bytes(manifest_path, (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode())
     return manifest
+
+
+def derived_unchanged(out: Path, stage: str, files: dict[Path, str]) -> bool:
+    """Whether every file of ``files`` (path: text) already holds its text and the
+    manifest already records them as stage ``stage``: then nothing is rewritten, the
+    manifest's time and commit included."""
+    recorded = json.loads((out / MANIFEST).read_text()).get("stages", {}).get(stage, {})
+    if recorded.get("files") != sorted(path.name for path in files):
+        return False
+    return all(path.is_file() and path.read_text() == text for path, text in files.items())

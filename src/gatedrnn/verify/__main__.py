@@ -106,6 +106,29 @@ def cmd_full_size(args) -> int:
     return 0 if verdict.identical else 1
 
 
+# What marks a folder as verify's own: it makes the corpus and trains there, and a
+# user's run must never be its working directory (it replaced a toy run's corpus and
+# forced a retraining in its results/).
+MARKER = ".gatedrnn-verify"
+DEFAULT_DIRECTORY = "verify-run"
+
+
+def own_directory(workdir: Path) -> None:
+    """Make ``workdir`` verify's own, or refuse one that holds anything else (ValueError)."""
+    if workdir.exists() and not workdir.is_dir():
+        raise ValueError(f"--directory {workdir} is a file; give a new folder for verify's own run")
+    held = sorted(p.name for p in workdir.iterdir()) if workdir.is_dir() else []
+    if held and MARKER not in held:
+        shown = ", ".join(held[:4]) + (" ..." if len(held) > 4 else "")
+        raise ValueError(
+            f"--directory {workdir} holds files verify did not make ({shown}): verify makes its own corpus "
+            "and trains in a directory of its own, so that it touches nothing of yours; give a new or empty "
+            f"folder (the default is ./{DEFAULT_DIRECTORY})"
+        )
+    workdir.mkdir(parents=True, exist_ok=True)
+    (workdir / MARKER).write_text("made by python -m gatedrnn.verify: its corpus, model and logs\n")
+
+
 def cmd_reference(args) -> int:
     import json
 
@@ -128,6 +151,8 @@ def cmd_reference(args) -> int:
         if problem:
             print(f"cannot verify: {problem}", file=sys.stderr)
             return 2
+        own_directory(workdir)  # before anything is written
+        print(f"verify works in {workdir} (its own: nothing outside it is written)")
         cpu_isa = args.cpu_isa or record["numerics"]["cpu_isa"]
         config = check.merged_config(manifest["config"])
         config["numerics"] = {"cpu_isa": cpu_isa}
@@ -166,7 +191,11 @@ def cmd_reference(args) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m gatedrnn.verify", description=__doc__.split("\n\n")[0])
     parser.add_argument("--reference", default="reference", help="where manifest.json is")
-    parser.add_argument("--directory", default=".", help="the working directory (holds data/, results/)")
+    parser.add_argument(
+        "--directory",
+        default=DEFAULT_DIRECTORY,
+        help=f"verify's own working directory (default ./{DEFAULT_DIRECTORY}): new, or one verify made",
+    )
     parser.add_argument(
         "--cpu-isa",
         choices=list(numerics.SETTINGS),

@@ -19,6 +19,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gatedrnn.io.files import read_json
+
 REPO = Path(__file__).resolve().parents[3]
 SNAKEFILE = REPO / "Snakefile"
 
@@ -181,5 +183,5 @@ def retrained(workdir: Path, name: str) -> dict:
     from gatedrnn.reference.manifest import trained_bits
 
     model_dir = workdir / "results" / "models" / name
-    summary = json.loads((model_dir / "summary.json").read_text())
+    summary = read_json(model_dir / "summary.json", "training summary")
     return trained_bits(model_dir, summary)

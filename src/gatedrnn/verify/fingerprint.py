@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from gatedrnn import numerics
+from gatedrnn.io.files import read_json
 
 FINGERPRINT = Path(__file__).resolve().parents[3] / "tests" / "data" / "numerics_fingerprint.json"
 
@@ -162,7 +163,7 @@ def full_size_record(model_dir: Path) -> tuple[str, dict]:
     from gatedrnn.reference.manifest import trained_bits
 
     model_dir = Path(model_dir)
-    summary = json.loads((model_dir / "summary.json").read_text())
+    summary = read_json(model_dir / "summary.json", "training summary")
     if not summary.get("numerics"):
         raise ValueError(f"{model_dir} was trained before numerics.cpu_isa existed: train it again")
     bits = trained_bits(model_dir, summary) | {"steps": summary["train_config"]["steps"]}
