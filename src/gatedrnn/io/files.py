@@ -17,8 +17,6 @@ import json
 import os
 from pathlib import Path
 
-import torch
-
 
 def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
@@ -92,6 +90,8 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
 
 def atomic_torch_save(obj, path: Path) -> None:
     """Write to a temp file in the same directory, fsync, then rename over ``path``."""
+    import torch  # here: reading JSON must not start torch (the numerics are pinned first)
+
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
     try:
