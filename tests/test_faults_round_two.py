@@ -9,6 +9,7 @@ fix, with no Python traceback.
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import subprocess
 import sys
@@ -308,3 +309,214 @@ def test_estimate_json_into_a_missing_folder_is_refused_first(tmp_path, capsys, 
     assert estimate_main(["--cores", "1", "--json", str(target), "--directory", str(tmp_path)]) == 2
     assert f"--json {target}: is in {target.parent}, which does not exist" in capsys.readouterr().err
     fault_ledger.rejected(name)
+
+
+# ------------------------------------------------------------------ tables and records
+
+
+@pytest.fixture(scope="module")
+def default_plan():
+    from gatedrnn.plan import Plan
+
+    return Plan.from_config(yaml.safe_load((REPO / "config" / "config.yaml").read_text()))
+
+
+def reference_tables(tmp_path: Path) -> Path:
+    """The reference's tables where a run keeps them (results/tables/)."""
+    shutil.copytree(REPO / "reference" / "tables", tmp_path / "results" / "tables")
+    return tmp_path
+
+
+def read_claims_tables(base: Path, plan):
+    """What the claims rule reads (workflow/scripts/claims.py): every table the ledger
+    names, checked against what the plan says each holds."""
+    from gatedrnn.claims import read_tables
+    from gatedrnn.plan.table_rows import table_rows
+
+    needed = plan.claims_tables(
+        str(REPO / "workflow/resources/published.yaml"), str(REPO / "workflow/resources/new_findings.yaml")
+    )
+    return read_tables(needed, base, rows=table_rows(plan))
+
+
+def test_the_reference_tables_hold_what_the_plan_says(tmp_path, default_plan):
+    tables = read_claims_tables(reference_tables(tmp_path), default_plan)
+    assert len(tables["results/tables/lstm_gates.csv"]) == 12
+
+
+def test_a_table_that_lost_a_seeds_rows_is_refused(tmp_path, default_plan, fault_ledger):
+    """lstm_gates.csv cut at a line boundary so that a seed's rows are gone: the ledger
+    judged every C2 claim on the seeds left, exit 0, no warning."""
+    name = fault_ledger.tried("lstm_gates.csv cut at a line boundary (a seed's rows gone)")
+    base = reference_tables(tmp_path)
+    path = base / "results/tables/lstm_gates.csv"
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(line for line in lines if ",2," not in line))
+    with pytest.raises(ValueError) as refusal:
+        read_claims_tables(base, default_plan)
+    message = str(refusal.value)
+    assert f"table {path} lacks every row of seed 2" in message and "delete it and rerun" in message
+    fault_ledger.rejected(name)
+
+
+@pytest.mark.parametrize(
+    "table, cut, fragment",
+    [
+        ("lstm_gates.csv", "mid-line", "ends mid-line"),
+        ("gru_gates.csv", "gate", "lacks every row of gate reset"),
+        ("forget_bias_sweep.csv", "regime", "lacks every row of regime forget_bias_3"),
+        ("gru_vs_lstm.csv", "column", "lacks the column(s) seed_2"),
+        ("val_loss_curves.csv", "model", "lacks every row of model rnn_budget325"),
+        (
+            "unit_half_lives.csv",
+            "one row",
+            "lacks 1 row(s) of the 6 expected (first: model lstm_w325, seed 1)",
+        ),
+    ],
+)
+def test_a_damaged_table_is_named(tmp_path, default_plan, table, cut, fragment, fault_ledger):
+    """A cut mid-line ended in a pandas KeyError traceback; other losses were trusted."""
+    import pandas as pd
+
+    name = fault_ledger.tried(f"{table}: {cut}")
+    base = reference_tables(tmp_path)
+    path = base / "results/tables" / table
+    frame = pd.read_csv(path)
+    if cut == "mid-line":
+        path.write_bytes(path.read_bytes()[:-25])
+    elif cut == "gate":
+        frame[frame["gate"] != "reset"].to_csv(path, index=False)
+    elif cut == "regime":
+        frame[frame["regime"] != "forget_bias_3"].to_csv(path, index=False)
+    elif cut == "column":
+        frame.drop(columns="seed_2").to_csv(path, index=False)
+    elif cut == "model":
+        frame[frame["model"] != "rnn_budget325"].to_csv(path, index=False)
+    else:
+        frame[(frame["seed"] != 1) | (frame["model"] != "lstm_w325")].to_csv(path, index=False)
+    with pytest.raises(ValueError) as refusal:
+        read_claims_tables(base, default_plan)
+    assert str(path) in str(refusal.value) and fragment in str(refusal.value), str(refusal.value)
+    fault_ledger.rejected(name)
+
+
+def fake_run(tmp_path: Path) -> Path:
+    """results/models/default/lstm_w24_s0 with a summary that names its run."""
+    model_dir = tmp_path / "results/models/default/lstm_w24_s0"
+    model_dir.mkdir(parents=True)
+    summary = {"regime": "default", "model": "lstm_w24", "seed": 0, "cell": "lstm", "width_token": "w24",
+               "width": 24, "vocab_size": 100, "diverged": False,
+               "train_config": {"embed_dim": 16, "layers": 1, "readout_norm": "layernorm",
+                                "steps": 40}}  # fmt: skip
+    (model_dir / "summary.json").write_text(json.dumps(summary, indent=1))
+    return model_dir
+
+
+def run_logged_main(tmp_path: Path, body: str) -> subprocess.CompletedProcess:
+    """``body`` (the body of a rule script's main) under gatedrnn.scripting.run_logged, as a
+    rule runs it: what reaches the console."""
+    script = tmp_path / "rule_script.py"
+    script.write_text(
+        "from gatedrnn.scripting import run_logged\n"
+        f"def main(log):\n    {body}\n"
+        f"run_logged({str(tmp_path / 'rule.log')!r}, main)\n"
+    )
+    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+
+
+def test_a_corrupted_model_read_by_the_gates_rule_is_one_line(tmp_path, fault_ledger):
+    """The gates rule on a corrupted model.pt printed the full traceback twice."""
+    name = fault_ledger.tried("corrupted model.pt read by the gates rule")
+    model_dir = fake_run(tmp_path)
+    (model_dir / "model.pt").write_bytes(b"PK\x03\x04 not a zip archive")
+    proc = run_logged_main(
+        tmp_path, f"from gatedrnn.train.loop import load_model; load_model({str(model_dir)!r})"
+    )
+    assert proc.returncode == 1
+    assert proc.stderr.strip().startswith(f"ERROR: {model_dir / 'model.pt'} cannot be read"), proc.stderr
+    assert "delete it and rerun the workflow to retrain that model" in proc.stderr
+    no_traceback(proc.stderr + (tmp_path / "rule.log").read_text())
+    fault_ledger.rejected(name)
+
+
+def test_a_truncated_summary_is_named_with_the_fix(tmp_path, fault_ledger):
+    """A truncated summary.json gave "Expecting property name enclosed in double quotes:
+    line 15 column 1", naming neither the file nor the fix."""
+    name = fault_ledger.tried("truncated summary.json (gates rule, estimate)")
+    model_dir = fake_run(tmp_path)
+    summary = model_dir / "summary.json"
+    summary.write_text(summary.read_text()[:120])
+    proc = run_logged_main(
+        tmp_path, f"from gatedrnn.io.files import read_json; read_json({str(summary)!r}, 'training summary')"
+    )
+    assert proc.returncode == 1 and f"ERROR: training summary {summary} cannot be read" in proc.stderr
+    assert "delete it and rerun the workflow" in proc.stderr
+    # estimate reads every summary beside a benchmark
+    from gatedrnn.estimate.costs import benchmark_costs
+
+    bench = tmp_path / "results/benchmarks/train/default/lstm_w24_s0.tsv"
+    bench.parent.mkdir(parents=True)
+    bench.write_text("s\tcpu_time\n12.0\t11.0\n")
+    with pytest.raises(ValueError, match=r"training summary .*summary\.json cannot be read .*delete it"):
+        benchmark_costs(tmp_path / "results")
+    fault_ledger.rejected(name)
+
+
+# ------------------------------------------------------------- where a run writes
+
+
+def test_a_file_where_a_results_folder_belongs_is_refused_before_any_job(tmp_path, fault_ledger):
+    """results/gates being a file: 18 frames of Snakemake's traceback, after the model trained."""
+    name = fault_ledger.tried("results/gates is a file")
+    workdir = tmp_path / "run"
+    (workdir / "results").mkdir(parents=True)
+    (workdir / "results" / "gates").write_text("")
+    proc = run_snakemake(workdir, "--cores", "1", "data/corpus.txt",
+                         configfile=write_config(tmp_path / "c.yaml"), check=False, timeout=120)  # fmt: skip
+    output = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert "results/gates is a file, where the run writes a folder: move it away" in output, output[-3000:]
+    assert output.count("results/gates is a file") == 1
+    assert not (workdir / "data").exists()  # no job ran
+    no_traceback(output)
+    fault_ledger.rejected(name)
+
+
+def read_only_mounts_work() -> bool:
+    remount = "mount --bind /tmp /tmp && mount -o remount,bind,ro /tmp"
+    probe = subprocess.run(["unshare", "-m", "sh", "-c", remount], capture_output=True)
+    return probe.returncode == 0
+
+
+@pytest.mark.skipif(shutil.which("unshare") is None or not read_only_mounts_work(),
+                    reason="needs a private mount namespace (unshare -m) for a read-only folder")  # fmt: skip
+def test_a_read_only_data_folder_is_refused_before_any_job(tmp_path, fault_ledger):
+    """A read-only data/: 40 frames ending in OSError: [Errno 30] Read-only file system."""
+    name = fault_ledger.tried("read-only data/")
+    workdir = tmp_path / "run"
+    (workdir / "data").mkdir(parents=True)
+    command = shlex.join(
+        [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--directory", str(workdir),
+         "--configfile", str(write_config(tmp_path / "c.yaml")), "--cores", "1", "data/corpus.txt"]
+    )  # fmt: skip
+    data = workdir / "data"
+    remount = f"mount --bind {data} {data} && mount -o remount,bind,ro {data}"
+    proc = subprocess.run(["unshare", "-m", "sh", "-c", f"{remount} && {command}"],
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    output = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert f"{Path('data')}/ is on a read-only file system, and the run writes into it" in output, output[
+        -3000:
+    ]
+    no_traceback(output)
+    fault_ledger.rejected(name)
+
+
+def test_place_problems_names_each_place_once(tmp_path):
+    from gatedrnn.plan.places import place_problems
+
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "models").write_text("")
+    problems = place_problems(["results/models/a", "results/models/b", "results/tables", "data"], tmp_path)
+    fix = "is a file, where the run writes a folder: move it away (or delete it) and rerun"
+    assert problems == [f"{tmp_path / 'results/models'} {fix}"]

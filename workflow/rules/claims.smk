@@ -29,5 +29,7 @@ rule claims:
         models=PLAN.claim_models,
         questions=PLAN.enabled_questions,
         all_questions=list(config["open_questions"]),
+        # what each per-run table holds under this config: a table that lost rows is refused
+        rows=table_rows(PLAN),
     script:
         "../scripts/claims.py"

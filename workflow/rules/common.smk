@@ -59,6 +59,7 @@ from gatedrnn.plan.config_files import refuse_config_files, retype_overrides
 from gatedrnn.plan.published import regime_view_tables
 from gatedrnn.plan.resources import generated_text_problems, machine_memory_mb
 from gatedrnn.plan.paths import CELL_ANALYSES
+from gatedrnn.plan.table_rows import table_rows
 
 from gatedrnn.plan import (
     ALPHABET_CHECK,
@@ -270,7 +271,14 @@ onstart:
     import errno
     import fcntl
     from snakemake.exceptions import WorkflowError
+    from gatedrnn.plan.places import output_folders, place_problems
 
+    # a folder the jobs write into that is a file or read-only: refused before any job
+    _places = place_problems(output_folders(PLAN))
+    if _places:
+        raise WorkflowError(
+            "cannot write this run's outputs:\n  " + "\n  ".join(_places)
+        )
     fd = os.open(".snakemake", os.O_RDONLY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

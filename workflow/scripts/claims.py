@@ -3,8 +3,6 @@ new findings (workflow/resources/new_findings.yaml) and the tables."""
 
 from pathlib import Path
 
-import pandas as pd
-
 from gatedrnn.claims import (
     build_ledger,
     claim_tables,
@@ -15,6 +13,7 @@ from gatedrnn.claims import (
     render_markdown,
     summary_line,
 )
+from gatedrnn.io.records import read_table
 from gatedrnn.scripting import run_logged, workflow_file
 
 
@@ -38,8 +37,9 @@ def main(log):
                 f"published.yaml's across_regimes views read {named}; "
                 f"the rule gives {list(snakemake.input.regimes)}"
             )
-        regimes = pd.read_csv(snakemake.input.regimes[0])
-    ledger = build_ledger(claims, read_tables(needed), dict(snakemake.params.models), regimes)
+        regimes = read_table(snakemake.input.regimes[0])
+    tables = read_tables(needed, rows=dict(snakemake.params.rows))
+    ledger = build_ledger(claims, tables, dict(snakemake.params.models), regimes)
     ledger.to_csv(snakemake.output.csv, index=False)
     Path(snakemake.output.md).write_text(render_markdown(ledger))
     Path(snakemake.output.html).write_text(render_html(ledger))

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from gatedrnn.claims.spec import ClaimError, NoMatch, Selector
+from gatedrnn.io.records import read_table
 
 
 def _matches(series: pd.Series, value) -> pd.Series:
@@ -97,6 +98,9 @@ def absent_columns(selector: Selector, frame: pd.DataFrame) -> list[str]:
     return [c for c in wanted if not any(fnmatch.fnmatchcase(str(t), c) for t in frame.columns)]
 
 
-def read_tables(paths, base: str | Path = ".") -> dict[str, pd.DataFrame]:
-    """The CSV tables, keyed by the path the claims name them by."""
-    return {path: pd.read_csv(Path(base) / path) for path in paths}
+def read_tables(paths, base: str | Path = ".", rows=None) -> dict[str, pd.DataFrame]:
+    """The CSV tables, keyed by the path the claims name them by; a damaged one, or one
+    that lacks rows ``rows`` (path: what the plan says it holds,
+    :func:`gatedrnn.plan.table_rows.table_rows`) says it holds, is a ValueError naming it."""
+    rows = rows or {}
+    return {path: read_table(Path(base) / path, expected=rows.get(path)) for path in paths}

@@ -77,9 +77,56 @@ def read_gate_check(path) -> dict:
     return check
 
 
-def read_table(path, what: str = "table") -> pd.DataFrame:
-    """A CSV an earlier rule wrote; an empty or cut-short file is a ValueError naming it."""
+def read_table(path, what: str = "table", expected: Mapping | None = None) -> pd.DataFrame:
+    """A CSV an earlier rule wrote; an empty or cut-short file is a ValueError naming it
+    (a file cut mid-line, too: every table ends with a newline), and so is one that
+    lacks rows ``expected`` says it holds (:func:`check_rows`)."""
     try:
-        return pd.read_csv(path)
+        with open(path, "rb") as handle:
+            if handle.seek(0, 2):
+                handle.seek(-1, 2)
+                if handle.read(1) != b"\n":
+                    raise pd.errors.ParserError("it ends mid-line")
+        frame = pd.read_csv(path)
     except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError) as err:
         raise damaged_file_error(path, what, err) from None
+    if expected:
+        check_rows(frame, path, expected)
+    return frame
+
+
+def _shown(values) -> str:
+    return ", ".join(str(v) for v in values)
+
+
+def check_rows(frame: pd.DataFrame, path, expected: Mapping) -> None:
+    """Refuse (ValueError naming ``path``) a table that lacks a key column, a row of any
+    combination of ``expected["keys"]`` (column: values) or a column of
+    ``expected["seed_columns"]``: what the plan says it holds."""
+    keys = dict(expected.get("keys", {}))
+    lacking = [c for c in [*keys, *expected.get("seed_columns", [])] if c not in frame.columns]
+    problems = [f"the column(s) {_shown(lacking)}"] if lacking else []
+    if not lacking and keys:
+        have = {tuple(str(v) for v in row) for row in frame[list(keys)].itertuples(index=False)}
+        for column, values in keys.items():
+            present = {str(v) for v in frame[column]}
+            gone = [v for v in values if str(v) not in present]
+            if gone:
+                problems.append(f"every row of {column} {_shown(gone)}")
+        if not problems:
+            import itertools
+
+            combos = [c for c in itertools.product(*keys.values()) if tuple(map(str, c)) not in have]
+            if combos:
+                first = ", ".join(f"{k} {v}" for k, v in zip(keys, combos[0], strict=True))
+                problems.append(
+                    f"{len(combos)} row(s) of the {len(have) + len(combos)} expected (first: {first})"
+                )
+    if problems:
+        holds = "; ".join(f"{column} {_shown(values)}" for column, values in keys.items())
+        wide = expected.get("seed_columns")
+        raise ValueError(
+            f"table {path} lacks {'; '.join(problems)}: under this config it holds {holds}"
+            f"{' and columns ' + _shown(wide) if wide else ''}. It was cut short or is left from another "
+            "config; delete it and rerun the workflow, which writes it again"
+        )

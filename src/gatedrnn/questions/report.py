@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from gatedrnn.io.records import read_table
 from gatedrnn.questions.cho_gru import cho_gru_sentences
 from gatedrnn.questions.common import Log
 from gatedrnn.questions.long_memory import long_memory_sentences
@@ -54,7 +55,7 @@ def write_open_questions_report(tables, out, log: Log) -> str:
     ``tables`` (keyed by file stem), to ``out``."""
     folders = {Path(path).parent.as_posix() for path in tables}
     folder = folders.pop() if len(folders) == 1 else "results/tables"
-    text = open_questions_report({Path(path).stem: pd.read_csv(path) for path in tables}, folder)
+    text = open_questions_report({Path(path).stem: read_table(path) for path in tables}, folder)
     Path(out).write_text(text)
     log(text)
     return text

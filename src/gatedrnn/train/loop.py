@@ -367,8 +367,8 @@ def load_model(model_dir: str | os.PathLike, allow_diverged: bool = False) -> tu
     try:
         verify_archive(weights)
         state = torch.load(weights, map_location="cpu", weights_only=True)
-    except Exception as err:
-        raise RuntimeError(
+    except Exception as err:  # a ValueError: the rule scripts print it as one line (gatedrnn.scripting)
+        raise ValueError(
             f"{weights} cannot be read ({type(err).__name__}: {err}); it is truncated or "
             "corrupted: delete it and rerun the workflow to retrain that model"
         ) from None
