@@ -59,7 +59,7 @@ SCHEMA, PLAN = "schema", "plan"
 SOURCE, SHA = "corpus: the source's own key is set", "corpus: sha256 pins pypi and url downloads"
 EVAL, CKPT = "eval_every is at most steps", "checkpoint_every is below train.steps"
 BIAS, DEFAULT = "forget_bias only where the LSTM alone trains", "regimes.default is the protocol"
-TWO = "two_layers: its regime sets layers"
+TWO = "two_layers: its regime sets layers, and only layers"
 LONGER = "longer_training: its regime overrides steps only, past train.steps"
 NORM = "model_normalisation: its regime changes the model only"
 SWEEP_B, FITS = "forget_bias_sweep: one regime per b", "windows fit in the splits of a text of known length"
@@ -305,6 +305,12 @@ CASES = [
         PLAN,
         {"forget_bias_sweep": {"regimes": ["default", "long_memory_forget_bias_3"]}},
         "the sweep's models train on the corpus",
+    ),
+    Case(
+        "two_layers' regime changes layers only (issue #53)",
+        TWO,
+        {"regimes": {"two_layers": {"layers": 2, "lr": 0.1}}},
+        "open_questions.two_layers.regime is 'two_layers', which also changes lr",
     ),
     Case(
         "a forget_bias_sweep regime changes forget_bias only (issue #53)",

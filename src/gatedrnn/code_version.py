@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import os
 from functools import cache
 from pathlib import Path
 
@@ -179,6 +180,8 @@ if __name__ == "__main__":  # python -m gatedrnn.code_version workflow/scripts/t
     import sys
 
     for arg in sys.argv[1:]:
+        if not os.path.isfile(arg):
+            sys.exit(f"ERROR: {arg} is not a file: give a rule script, e.g. workflow/scripts/train.py")
         print(f"{arg}: {code_version(arg)}")
         for module in describe(arg):
             print(f"  {module}")

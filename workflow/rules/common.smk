@@ -157,6 +157,12 @@ elif workflow.local_exec and not workflow.remote_exec and machine_memory_mb():
 else:
     MEMORY_LIMIT = None  # a cluster without --resources mem_mb: its scheduler's limits
 
+if MEMORY_LIMIT is not None and MEMORY_LIMIT[0] < 1:
+    raise WorkflowError(
+        f"{MEMORY_LIMIT[1]} is {MEMORY_LIMIT[0]} MB: no job could start; give the run memory "
+        "(--resources mem_mb=8000, say) or leave it out (this machine's memory)"
+    )
+
 # A generated text too large to build in this memory: refused now, not when it runs out.
 for _problem in generated_text_problems(PLAN, MEMORY_LIMIT):
     raise WorkflowError(f"Error validating config file: {_problem}")
@@ -218,12 +224,17 @@ def corpus_record(path):
     empty or truncated one is named, with the fix (gatedrnn.io.files.read_json's words,
     without importing torch here)."""
     try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        record = json.loads(Path(path).read_text(encoding="utf-8"))
+        lacking = [key for key in ("characters", "vocab_size") if key not in record]
+    except (json.JSONDecodeError, UnicodeDecodeError, TypeError) as err:
+        lacking, record = [f"readable JSON ({err})"], None
+    if lacking:
         raise WorkflowError(
-            f"{path}: the corpus record is empty or truncated ({err}); delete it and "
-            f"{Path(path).with_suffix('.txt')}, and rerun to remake both"
+            f"{path}: the corpus record is empty or truncated, or not the corpus rule's (it lacks "
+            f"{', '.join(lacking)}); delete it and {Path(path).with_suffix('.txt')}, and rerun to "
+            "remake both"
         )
+    return record
 
 
 def train_mem_mb(wildcards, input):

@@ -44,6 +44,10 @@ def main(argv: list[str] | None = None) -> int:
     if missing := [path for path in args.configfile if not Path(path).is_file()]:
         return fail(f"no config file {', '.join(missing)} (--configfile takes every word after it: "
                     "put the targets before it)")  # fmt: skip
+    from gatedrnn.plan.config_files import config_file_problem  # no torch: the pin comes first
+
+    if problem := next(filter(None, map(config_file_problem, args.configfile)), None):
+        return fail(problem)
     workdir = Path(args.directory)
     if not workdir.is_dir():
         return fail(f"--directory {workdir} is not a directory")

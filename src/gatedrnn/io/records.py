@@ -11,6 +11,8 @@ An empty or truncated file is named too (:func:`gatedrnn.io.files.read_json`).
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -95,6 +97,13 @@ def read_table(path, what: str = "table", expected: Mapping | None = None) -> pd
     return frame
 
 
+def _key(value) -> str:
+    """A key cell as text: 1.0 is 1 (a column with an empty cell is read as floats)."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
 def _shown(values) -> str:
     return ", ".join(str(v) for v in values)
 
@@ -107,21 +116,18 @@ def check_rows(frame: pd.DataFrame, path, expected: Mapping) -> None:
     lacking = [c for c in [*keys, *expected.get("seed_columns", [])] if c not in frame.columns]
     problems = [f"the column(s) {_shown(lacking)}"] if lacking else []
     if not lacking and keys:
-        have = {tuple(str(v) for v in row) for row in frame[list(keys)].itertuples(index=False)}
+        have = {tuple(map(_key, row)) for row in frame[list(keys)].itertuples(index=False)}
         for column, values in keys.items():
-            present = {str(v) for v in frame[column]}
-            gone = [v for v in values if str(v) not in present]
+            present = {_key(v) for v in frame[column]}
+            gone = [v for v in values if _key(v) not in present]
             if gone:
                 problems.append(f"every row of {column} {_shown(gone)}")
         if not problems:
-            import itertools
-
-            combos = [c for c in itertools.product(*keys.values()) if tuple(map(str, c)) not in have]
+            combos = [c for c in itertools.product(*keys.values()) if tuple(map(_key, c)) not in have]
             if combos:
                 first = ", ".join(f"{k} {v}" for k, v in zip(keys, combos[0], strict=True))
-                problems.append(
-                    f"{len(combos)} row(s) of the {len(have) + len(combos)} expected (first: {first})"
-                )
+                total = math.prod(len(values) for values in keys.values())
+                problems.append(f"{len(combos)} row(s) of the {total} expected (first: {first})")
     if problems:
         holds = "; ".join(f"{column} {_shown(values)}" for column, values in keys.items())
         wide = expected.get("seed_columns")

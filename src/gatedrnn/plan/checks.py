@@ -244,12 +244,20 @@ def enabled_regime(plan, question: str) -> str | None:
     return None
 
 
-@check("two_layers: its regime sets layers")
+@check("two_layers: its regime sets layers, and only layers")
 def two_layers_regime(plan) -> Iterable[str]:
     regime = enabled_regime(plan, "two_layers")
     if regime is None:
         return
-    layers, base = plan.train_config(regime)["layers"], plan.config["train"]["layers"]
+    deeper, train = plan.train_config(regime), plan.config["train"]
+    layers, base = deeper["layers"], train["layers"]
+    others = sorted(key for key in TRAIN_CONFIG_KEYS if key != "layers" and deeper[key] != train[key])
+    if others:  # the question credits every difference to the depth
+        yield (
+            f"open_questions.two_layers.regime is {regime!r}, which also changes {', '.join(others)}: the "
+            "question credits every difference to the depth, so its regime may set layers only; remove "
+            f"{', '.join(f'regimes.{regime}.{k}' for k in others)}"
+        )
     if layers == base:
         yield (
             f"open_questions.two_layers.regime is {regime!r}, whose layers ({layers}) are those of "

@@ -122,7 +122,7 @@ def generated_text_problems(plan, limit: tuple[int, str] | None) -> list[str]:
         needed = chars * GENERATION_BYTES_PER_CHAR / (1 << 20)
         if dataset != "small_corpus" and needed > limit[0]:
             problems.append(
-                f"{text} would need about {needed:,.0f} MB to generate, above {limit[1]} "
+                f"{text} would need about {needed:,.1f} MB to generate, above {limit[1]} "
                 f"({limit[0]:,} MB): it is built in memory; give it at most "
                 f"{limit[0] * (1 << 20) // GENERATION_BYTES_PER_CHAR:,} characters"
             )

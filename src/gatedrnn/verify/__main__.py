@@ -25,6 +25,11 @@ def cmd_fingerprint(args) -> int:
     from gatedrnn.verify import fingerprint
 
     path = Path(args.file)
+    if not args.write and not path.is_file():  # before the trainings, not after them
+        print(
+            f"ERROR: --file {path} is not a file: give the fingerprint file, or --write one", file=sys.stderr
+        )
+        return 2
     print(f"numerics fingerprint: {len(fingerprint.MODELS)} models, numerics.cpu_isa {args.cpu_isa}")
     found_numerics = numerics.check_in_force(args.cpu_isa)
     hashes = fingerprint.train_fingerprint(args.cpu_isa, log=print)
