@@ -286,7 +286,7 @@ def test_compare_strict_says_why_it_fails(tmp_path, capsys, fault_ledger):
     tables = tmp_path / "run" / "tables"
     tables.mkdir(parents=True)
     shutil.copy(REPO / "reference" / "tables" / "gru_vs_lstm.csv", tables)
-    (tables / "gru_gates.csv").write_text("model,seed,ga")  # cut short in its header
+    (tables / "gru_gates.csv").write_text("model,seed,gate\n")  # a header alone: other columns
     (tables / "lstm_gates.csv").write_text("")  # empty: pandas cannot read it
     code = compare_main(["--run", str(tmp_path / "run"), "--reference", str(REPO / "reference"), "--strict"])
     out = capsys.readouterr().out
