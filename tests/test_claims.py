@@ -250,7 +250,7 @@ def test_each_verdict_kind():
         },
     )
     verdicts = [judge(c)["verdict"] for c in (exact, within, differs, direction, fails)]
-    assert verdicts == ["exact", "within", "differs", "holds", "fails"]
+    assert verdicts == ["exact", "reproduced", "differs", "holds", "fails"]
     assert [c.kind for c in (exact, within, direction)] == ["arithmetic", "value", "finding"]
     row = judge(direction)
     assert row["reproduced"] == "0.5 < 0.66"

@@ -91,24 +91,28 @@ def test_seed_sets_are_compared_by_their_ranges():
     row = judge(seeds_claim([1.6, 1.7]))
     assert (row["verdict"], row["reproduced"], row["published"]) == (
         "differs",
-        "1 .. 1.5 (2 seeds)",
-        "1.6 .. 1.7 (2 seeds)",
+        "1 .. 1.5 (2 seeds, median 1.25)",
+        "1.6 .. 1.7 (2 seeds, median 1.65)",
     )
     with pytest.raises(ClaimError, match="overlap"):
         seeds_claim(1.5)
-    with pytest.raises(ClaimError, match="list of published values"):
-        claim(table="seeds.csv", column="median", published=[1.0, 2.0], tolerance={"abs": 0.1})
+    with pytest.raises(ClaimError, match="list of published values"):  # the study's seeds need a width
+        claim(table="seeds.csv", column="median", published=[1.0, 2.0], tolerance={"range": [0, 1]})
 
 
-def test_a_value_is_the_median_over_the_seeds_and_its_band_their_range():
-    # forget mean over seeds 0 and 1 of lstm_w8: 0.50 and 0.40 (median 0.45, range 0.1)
+def test_a_value_is_the_median_over_the_seeds_judged_by_its_interval_against_the_margin():
+    # forget mean over seeds 0 and 1 of lstm_w8: 0.50 and 0.40 (median 0.45, interval [0.4, 0.5])
     forget = {
         "table": "gates.csv",
         "where": {"model": "{reference_lstm}", "gate": "forget"},
         "column": "mean",
     }
-    row = judge(claim(published=0.54, agg="median", tolerance={"spread": True, "abs": 0.01}, **forget))
-    assert (row["verdict"], row["reproduced"], row["band"]) == ("within", "0.45", "±0.1")
+    row = judge(claim(published=0.45, agg="median", tolerance={"abs": 0.1}, **forget))
+    assert (row["verdict"], row["reproduced"], row["band"]) == ("reproduced", "0.45", "±0.1")
+    assert row["interval"] == "[0.4, 0.5] over 2 seeds"
+    # the margin is the stated width, not the run's seed range (spread: a regime view's only)
+    row = judge(claim(published=0.45, agg="median", tolerance={"spread": True, "abs": 0.01}, **forget))
+    assert (row["verdict"], row["band"]) == ("inconclusive", "±0.01")
     row = judge(claim(published=0.56, agg="median", tolerance={"spread": True, "abs": 0.01}, **forget))
     assert row["verdict"] == "differs"
 
@@ -182,9 +186,9 @@ def test_a_finding_of_several_comparisons_stops_at_the_first_that_fails():
              "right": [0.4, 0.6]},
         ],
     )  # fmt: skip
-    row = judge_claim(c, {"split.csv": split})
-    assert row["verdict"] == "fails"
-    assert row["reproduced"] == "0.03 > 0; -0.01 > 0 fails; not judged: share_of_total"
+    row = judge_claim(c, {"split.csv": split})  # a table without seeds: its point decides
+    assert (row["verdict"], row["interval"]) == ("fails", "no seeds in its tables: the point decides")
+    assert row["reproduced"] == "0.03 > 0; -0.01 > 0; 1.5 in [0.4, 0.6]"
     split.loc[1, "loss_difference"], split["share_of_total"] = 0.03, [0.5, 0.5, 1.0]
     assert judge_claim(c, {"split.csv": split})["verdict"] == "holds"
 
@@ -243,12 +247,21 @@ def test_c1_reads_the_hidden_state_difference():
     )
     c = published_by_id()["C1.manual_step_check.lstm"].fill(NAMES)
     row = judge_claim(c, {c.selector.table: check})
-    assert (row["verdict"], row["reproduced"]) == ("within", "3.6e-06")
+    assert (row["verdict"], row["reproduced"]) == ("reproduced", "3.6e-06")  # the max over seeds
 
 
-def curve(losses, every=50):
-    return pd.DataFrame(
-        {"model": "lstm_w8", "seed": 0, "step": [every * i for i in range(len(losses))], "val_loss": losses}
+def curve(losses, every=50, seeds=(0, 1, 2)):
+    """The same validation curve at every seed."""
+    return pd.concat(
+        pd.DataFrame(
+            {
+                "model": "lstm_w8",
+                "seed": seed,
+                "step": [every * i for i in range(len(losses))],
+                "val_loss": losses,
+            }
+        )
+        for seed in seeds
     )
 
 
@@ -268,19 +281,27 @@ def test_e2_at_the_bottom_asks_whether_the_curve_has_turned(losses, verdict):
     assert judge_claim(c, {c.compare[0].left.table: curve(losses)})["verdict"] == verdict
 
 
-def test_d4_reports_a_share_only_when_both_parts_are_positive():
-    c = published_by_id()["D4.finding.about_half_and_half"]
-    # the LSTM beats both GRUs: structure's "share" of the total would still be 0.5
-    split = pd.DataFrame(
-        {
-            "component": ["structure", "width", "total"],
-            "loss_difference": [-0.01, -0.01, -0.02],
-            "share_of_total": [0.5, 0.5, 1.0],
-        }
+def d4_losses(lstm, gru_w8, gru_budget) -> pd.DataFrame:
+    """gru_vs_lstm.csv's shape: one column per seed."""
+    models = {"lstm_w8": lstm, "gru_w8": gru_w8, "gru_budget9": gru_budget}
+    return pd.DataFrame(
+        [{"model": m, **{f"seed_{s}": v for s, v in enumerate(vs)}} for m, vs in models.items()]
     )
-    row = judge_claim(c, {c.compare[0].left.table: split})
-    assert row["verdict"] == "fails"
-    assert row["reproduced"] == "-0.01 > 0 fails; not judged: loss_difference, share_of_total"
-    split["loss_difference"] = [0.0165, 0.0162, 0.0327]
-    split["share_of_total"] = [0.0165 / 0.0327, 0.0162 / 0.0327, 1.0]
-    assert judge_claim(c, {c.compare[0].left.table: split})["verdict"] == "holds"
+
+
+D4_NAMES = {**NAMES, "width_matched_gru": "gru_w8", "budget_matched_gru": "gru_budget9"}
+
+
+def test_d4_reports_a_share_only_when_both_parts_are_positive():
+    c = published_by_id()["D4.finding.about_half_and_half"].fill(D4_NAMES)
+    table = c.compare[0].left.table
+    # the LSTM beats both GRUs: structure's "share" of the total would still be 0.5
+    row = judge_claim(c, {table: d4_losses([1.50] * 3, [1.51] * 3, [1.52] * 3)})
+    assert (row["verdict"], row["interval"]) == ("fails", "holds in 0.00 of bootstraps over 3 seeds")
+    assert row["reproduced"].startswith("-0.01 > 0; -0.01 > 0")
+    # the study's parts, seed by seed: 0.0165 and 0.0162
+    row = judge_claim(c, {table: d4_losses([1.6776] * 3, [1.6611] * 3, [1.6449] * 3)})
+    assert row["verdict"] == "holds"
+    structure = published_by_id()["D4.gru_advantage_split.structure"].fill(D4_NAMES)
+    row = judge_claim(structure, {table: d4_losses([1.6776, 1.67, 1.68], [1.6611, 1.65, 1.665], [1.6] * 3)})
+    assert (row["verdict"], row["reproduced"]) == ("reproduced", "0.0165")  # paired: 0.0165, 0.02, 0.015

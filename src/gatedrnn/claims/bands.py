@@ -8,6 +8,7 @@ tolerances are specified for users in ``docs/claims-language.md``.
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -27,7 +28,8 @@ def format_value(value, digits: int = 4) -> str:
         return ""
     if isinstance(value, tuple):  # a published set of seed values
         return (
-            f"{format_value(min(value), digits)} .. {format_value(max(value), digits)} ({len(value)} seeds)"
+            f"{format_value(min(value), digits)} .. {format_value(max(value), digits)} "
+            f"({len(value)} seeds, median {format_value(statistics.median(value), digits)})"
         )
     value = float(value)
     if math.isnan(value) or math.isinf(value):
@@ -94,8 +96,10 @@ def check_within(tolerance: Mapping, published) -> None:
         if keys != {"overlap"} or not isinstance(published, tuple) or len(published) < 2:
             raise ValueError("`overlap: true` stands alone, with `published` a list of seed values")
         return
-    if isinstance(published, tuple):
-        raise ValueError("a list of published values is judged with `overlap: true`")
+    if isinstance(published, tuple):  # the study's seeds: judged around their median, spreads combined
+        if len(published) < 2 or "range" in tolerance:
+            raise ValueError("a list of published values holds two seeds or more, with a width (not a range)")
+        published = statistics.median(published)
     if "range" in tolerance:
         bounds = tolerance["range"]
         if keys != {"range"} or not isinstance(bounds, list) or len(bounds) != 2:
@@ -178,6 +182,8 @@ def make_band(
     if "range" in tolerance:
         low, high = (float(v) for v in tolerance["range"])
         return Band(low, high)
+    if isinstance(published, tuple):  # the study's seeds: their median is the centre
+        published = statistics.median(published)
     scale, after = scale_of(tolerance), float(tolerance.get("after", 1.0))
     if half_width is None:
         half_width = floor_width(tolerance, published)
@@ -214,6 +220,6 @@ def describe_tolerance(rule: str, tolerance: Mapping) -> str:
     elif scale == "half_life":
         after = float(tolerance["after"])
         text = f"{text} on the half-life it implies after {format_value(after)} character{'s' * (after != 1)}"
-    if tolerance.get("spread"):
-        return f"the run's seed range, at least {text}"
-    return text
+    if tolerance.get("spread"):  # the ledger judges by the margin; a regime view's band may widen
+        return f"margin {text} (a regime view: at least the run's seed range)"
+    return f"margin {text}"

@@ -2,9 +2,14 @@
 the tables, and a claim's ledger row (its verdict, overall and per training regime).
 The rules are specified in ``docs/claims-language.md``.
 
-Verdicts: ``exact`` / ``within`` (a value reproduced) or ``differs``; ``holds`` or
-``fails`` (a finding); ``new`` (nothing to reproduce). A value that differs is never
-rescued by its finding: the finding is its own row, reported beside the value.
+The ledger's verdicts (:func:`judge`) weigh the seeds' uncertainty
+(:mod:`.uncertain`): a trained value is ``reproduced``, ``differs`` or
+``inconclusive``, a finding ``holds``, ``fails`` or ``inconclusive``; an arithmetic
+or protocol row is ``exact`` / ``within`` or ``differs``, ``holds`` or ``fails``;
+``new``: nothing to reproduce. :func:`verdict` is the point judgement, one number
+against its band, which a regime view (one seed per regime) is judged by. A value
+that differs is never rescued by its finding: the finding is its own row, reported
+beside the value.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from gatedrnn.claims.bands import Band, describe_tolerance, format_value, make_band, to_scale
@@ -27,6 +33,7 @@ from gatedrnn.claims.spec import (
     Selector,
     describe_compare,
 )
+from gatedrnn.claims.uncertain import finding_judgement, value_judgement
 
 
 def same_to_digits(reproduced: float, published: float, digits: int) -> bool:
@@ -96,6 +103,7 @@ class Judgement:
     verdict: str
     reproduced: str
     band: Band | None = None
+    interval: str = ""  # over seeds: a value's interval, a finding's share of bootstraps
 
 
 def _read_value(claim: Claim, tables) -> tuple[object, list]:
@@ -132,6 +140,27 @@ def verdict(claim: Claim, tables: Mapping[str, pd.DataFrame], half_width: float 
     return Judgement("within" if band.holds(float(value)) else "differs", format_value(value, digits=6), band)
 
 
+def ledger_verdict(claim: Claim, tables: Mapping[str, pd.DataFrame]) -> Judgement:
+    """The claim's verdict over seeds (:mod:`.uncertain`); arithmetic and protocol rows,
+    and seed sets compared as sets, keep their point judgement."""
+    if claim.rule == "exact" or claim.protocol or claim.tolerance.get("overlap"):
+        return verdict(claim, tables)
+    if claim.rule == "new":
+        text = format_value(read(claim.selector, tables[claim.selector.table]), digits=6)
+        interval = ""
+        if claim.compare is not None:
+            found = finding_judgement(claim.compare, tables)
+            interval = found.interval_text()
+            word = {"holds": "holds", "fails": "does not hold"}.get(found.verdict, found.verdict)
+            text += f" ({found.text}; {interval}: {word})"
+        return Judgement("new", text, interval=interval)
+    if claim.rule == "direction":
+        found = finding_judgement(claim.compare, tables)
+        return Judgement(found.verdict, found.text, interval=found.interval_text())
+    found = value_judgement(claim, tables)
+    return Judgement(found.verdict, format_value(found.point, digits=6), found.band, found.interval_text())
+
+
 def judge(claim: Claim, tables: Mapping[str, pd.DataFrame]) -> dict:
     """The claim's ledger row: what was read, and the verdict (``finding``, the verdict
     of the finding the claim names, is filled in by the ledger)."""
@@ -153,14 +182,16 @@ def judge(claim: Claim, tables: Mapping[str, pd.DataFrame]) -> dict:
         "rule": claim.rule,
         "tolerance": tol_text,
         "band": "",
+        "interval": "",
         "finding": "",
     }
     try:
-        found = verdict(claim, tables)
+        found = ledger_verdict(claim, tables)
     except NoMatch as missing:  # a new finding whose run is not in this config stays new
         found = Judgement("new" if claim.rule == "new" else "differs", f"missing: {missing}")
     row["reproduced"] = found.reproduced
     row["verdict"] = found.verdict
+    row["interval"] = found.interval
     if found.band is not None:
         row["band"] = found.band.text()
     return row
@@ -194,6 +225,8 @@ class RegimeJudgement:
         band = self.band
         if band is None or band.half_width is None or math.isnan(self.value) or isinstance(published, str):
             return math.nan
+        if isinstance(published, tuple):  # the study's seeds: their median
+            published = float(np.median(published))
         centre = to_scale(float(published), band.scale, band.after)
         if band.half_width == 0:
             return 0.0 if self.value == float(published) else math.inf

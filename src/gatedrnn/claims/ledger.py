@@ -22,6 +22,7 @@ LEDGER_COLUMNS = [
     "description",
     "published",
     "reproduced",
+    "interval",
     "table",
     "column",
     "selector",
@@ -36,11 +37,13 @@ LEDGER_COLUMNS = [
 # are the issue's: trained values and findings apart, each reproduced or not;
 # arithmetic and protocol rows (closed forms, counts the protocol fixes) are kept out of them.
 COUNTS = (
-    ("values reproduced", "value", ("within",)),
+    ("values reproduced", "value", ("reproduced", "within")),
     ("findings hold", "finding", ("holds",)),
     ("values differ", "value", ("differs",)),
     ("findings fail", "finding", ("fails",)),
-    ("arithmetic agree", "arithmetic", ("exact", "within", "holds")),
+    ("values inconclusive", "value", ("inconclusive",)),
+    ("findings inconclusive", "finding", ("inconclusive",)),
+    ("arithmetic agree", "arithmetic", ("exact", "within", "reproduced", "holds")),
     ("arithmetic differ", "arithmetic", ("differs", "fails")),
     ("new", "new", ("new",)),
 )
@@ -155,9 +158,10 @@ def verdict_counts(ledger: pd.DataFrame) -> dict[str, int]:
 
 def summary_line(ledger: pd.DataFrame) -> str:
     """``216 claims: 20 values reproduced, 12 findings hold, 60 values differ, 8 findings
-    fail; arithmetic and protocol: 85 agree, 4 differ; 17 new``."""
+    fail, 5 values inconclusive, 3 findings inconclusive; arithmetic and protocol: 85
+    agree, 4 differ; 17 new``."""
     n = verdict_counts(ledger)
-    trained = ", ".join(f"{n[label]} {label}" for label, _, _ in COUNTS[:4])
+    trained = ", ".join(f"{n[label]} {label}" for label, _, _ in COUNTS[:6])
     return (
         f"{len(ledger)} claims: {trained}; arithmetic and protocol: {n['arithmetic agree']} agree, "
         f"{n['arithmetic differ']} differ; {n['new']} new"

@@ -75,6 +75,10 @@ def read_cells(selector: Selector, frame: pd.DataFrame) -> list:
 def read(selector: Selector, frame: pd.DataFrame):
     """The selected value (float, or str for a text cell); raises NoMatch if no row."""
     s = selector
+    if s.minus is not None:  # a paired difference: the median of its per-seed values
+        from gatedrnn.claims.seeds import seed_values  # (seeds reads cells through this module)
+
+        return seed_values(s, {s.table: frame}).point()
     values = read_cells(s, frame)
     if s.agg is None:
         if len(values) != 1:

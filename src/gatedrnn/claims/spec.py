@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 
 from gatedrnn.claims.bands import WITHIN_KEYS, check_within, format_value
 
-VERDICTS = ("exact", "within", "holds", "differs", "fails", "new")
+VERDICTS = ("exact", "within", "reproduced", "holds", "differs", "fails", "inconclusive", "new")
 RULES = ("exact", "within", "direction", "new")
 # What a ledger row is, for the counts: a closed-form or protocol value (not a
 # trained result), a trained or measured value, a finding, an answer to an open question.
@@ -22,7 +22,7 @@ KINDS = ("arithmetic", "value", "finding", "new")
 COMPARISONS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 AGGREGATES = ("min", "max", "mean", "median", "unique")
 TOLERANCE_KEYS = {"exact": {"sig_digits", "rel", "abs"}, "within": WITHIN_KEYS}
-SELECTOR_KEYS = {"table", "where", "column", "agg", "at_max", "at_min", "nan_as"}
+SELECTOR_KEYS = {"table", "where", "column", "agg", "at_max", "at_min", "nan_as", "minus"}
 ENTRY_KEYS = {"id", "experiment", "description", "published", "source", "rule", "tolerance", "compare"}
 ENTRY_KEYS |= SELECTOR_KEYS | {"across_regimes", "question", "kind", "why", "finding"}
 # What an `across_regimes` view may set: where the claim's quantity is read in the
@@ -68,6 +68,9 @@ class Selector:
     at_max: str | None = None
     nan_as: float | None = None
     at_min: str | None = None
+    # Another selector of the same table taken from this one seed by seed (a paired
+    # difference, e.g. one model's loss minus another's); its keys default to this one's.
+    minus: Selector | None = None
 
     @classmethod
     def from_dict(cls, data: Mapping, default_table: str | None = None, where_from: str = "") -> Selector:
@@ -84,6 +87,18 @@ class Selector:
         if not isinstance(where, Mapping):
             raise ClaimError(f"{where_from}: `where` must be a mapping of column to value")
         nan_as = data.get("nan_as")
+        minus = None
+        if data.get("minus") is not None:
+            side = data["minus"]
+            if not isinstance(side, Mapping) or "table" in side or "minus" in side:
+                raise ClaimError(
+                    f"{where_from}: `minus` is a selector of the same table (no `table`, no `minus`)"
+                )
+            inherited = {k: data[k] for k in ("column", "agg", "at_max", "at_min", "nan_as") if k in data}
+            minus = cls.from_dict(
+                {**inherited, **side, "table": table, "where": {**dict(where), **(side.get("where") or {})}},
+                where_from=where_from,
+            )
         return cls(
             table=str(table),
             column=str(data["column"]),
@@ -92,17 +107,24 @@ class Selector:
             at_max=data.get("at_max"),
             nan_as=None if nan_as is None else float(nan_as),
             at_min=data.get("at_min"),
+            minus=minus,
         )
 
     def fill(self, names: Mapping[str, str], where_from: str = "") -> Selector:
         """The selector with ``{placeholders}`` of its ``where`` values filled in."""
         return replace(
-            self, where={key: _fill(value, names, where_from) for key, value in self.where.items()}
+            self,
+            where={key: _fill(value, names, where_from) for key, value in self.where.items()},
+            minus=None if self.minus is None else self.minus.fill(names, where_from),
         )
 
     def restricted(self, extra: Mapping) -> Selector:
         """The selector on the rows that also match ``extra`` (its keys win)."""
-        return replace(self, where={**self.where, **extra})
+        return replace(
+            self,
+            where={**self.where, **extra},
+            minus=None if self.minus is None else self.minus.restricted(extra),
+        )
 
     def describe(self) -> str:
         """``model=lstm_w325, seed=0`` (plus ``max step``, ``median of ...``)."""
@@ -115,6 +137,8 @@ class Selector:
             parts.append(f"min {self.at_min}")
         if self.agg:
             parts.append(f"{self.agg} of {self.column}")
+        if self.minus is not None:
+            return f"{', '.join(parts)} minus {self.minus.describe()}, seed by seed"
         return ", ".join(parts)
 
 

@@ -13,6 +13,7 @@ import pandas as pd
 
 from gatedrnn.claims.ledger import summary_line, verdict_counts
 from gatedrnn.claims.render import FAMILIES
+from gatedrnn.report.verdict_words import reproduce_sentences, this_run
 
 # figure -> the table whose section shows it (the table it draws, or the first of them)
 FIGURE_TABLES = {
@@ -119,9 +120,14 @@ def family_counts_table(ledger: pd.DataFrame) -> list[str]:
 
 
 def findings_table(rows: pd.DataFrame) -> list[str]:
+    """The findings with the study's number, this run's with its share of seed
+    bootstraps (:func:`gatedrnn.report.verdict_words.this_run`), and the verdict."""
     columns = {"id": "claim", "description": "finding", "published": "the study",
-               "reproduced": "this run", "verdict": "verdict"}  # fmt: skip
-    return _rows(rows.assign(id=rows["id"].map(lambda i: f"`{i}`")), columns)
+               "this_run": "this run (share of seed bootstraps)", "verdict": "verdict"}  # fmt: skip
+    shown = rows.assign(
+        id=rows["id"].map(lambda i: f"`{i}`"), this_run=[this_run(r) for r in rows.itertuples()]
+    )
+    return _rows(shown, columns)
 
 
 def headline_findings(ledger: pd.DataFrame) -> pd.DataFrame:
@@ -140,14 +146,16 @@ def first_screen(reference: Path, ledger: pd.DataFrame | None, complete: bool) -
         if complete
         else "judged on the stages collected so far; claims whose tables are still to come are left out"
     )
-    out += [f"The claims ledger, {len(ledger)} claims ({scope}), by family:", "",
-            *family_counts_table(ledger), "",
+    out += [" ".join(reproduce_sentences(ledger)), "",
             "**The study's headline findings**, the study's numbers beside this run's:", "",
-            *findings_table(headline_findings(ledger)), ""]  # fmt: skip
-    others = ledger[ledger["rule"].eq("direction") & ledger["verdict"].eq("fails")
+            *findings_table(headline_findings(ledger)), "",
+            f"The claims ledger, {len(ledger)} claims ({scope}), by family; the closed-form and "
+            "protocol rows (arithmetic) are counted apart from the trained values and findings:", "",
+            *family_counts_table(ledger), ""]  # fmt: skip
+    others = ledger[ledger["rule"].eq("direction") & ledger["verdict"].isin(["fails", "inconclusive"])
                     & ~ledger["id"].isin(HEADLINE_FINDINGS)]  # fmt: skip
     if not others.empty:
-        out += ["**Other findings that fail here:**", "", *findings_table(others), ""]
+        out += ["**Other findings that fail or are inconclusive here:**", "", *findings_table(others), ""]
     out += figure_lines(reference, HEADLINE_FIGURE)
     return out
 
@@ -156,9 +164,10 @@ def readme_findings(ledger: pd.DataFrame, complete: bool) -> list[str]:
     """The README's short form: the ledger's counts, then each headline finding in one
     line, the study's number and ours."""
     scope = "" if complete else " (on the stages collected so far)"
-    lines = [f"Does it reproduce{scope}? The claims ledger: {summary_line(ledger)}.", "",
+    lines = [f"**Does it reproduce{scope}?** " + " ".join(reproduce_sentences(ledger)), "",
+             f"The claims ledger: {summary_line(ledger)}.", "",
              "The study's headline findings:", ""]  # fmt: skip
-    for _, row in headline_findings(ledger).iterrows():
-        lines.append(f"- **{row['verdict']}**: {row['description']}. Study: {row['published']}; "
-                     f"this run: {row['reproduced']}.")  # fmt: skip
+    for row in headline_findings(ledger).itertuples():
+        lines.append(f"- **{row.verdict}**: {row.description}. Study: {row.published}; "
+                     f"this run: {this_run(row)}.")  # fmt: skip
     return lines

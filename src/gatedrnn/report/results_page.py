@@ -354,6 +354,8 @@ def render_readme_summary(reference: str | Path, ledger=None) -> str:
     if not stages:
         lines.append("No stage of the reference run is committed yet.")
     else:
+        if ledger is not None:  # the answer first, in words
+            lines += [*readme_findings(ledger, (reference / "claims.csv").exists()), ""]
         totals = manifest.get("totals", {})
         holds = ", ".join(held(manifest, s) for s in stages)
         lines.append(
@@ -363,8 +365,6 @@ def render_readme_summary(reference: str | Path, ledger=None) -> str:
             "Its tables, figures and numbers, each beside the study's, are on "
             "[docs/results.md](docs/results.md)."
         )
-        if ledger is not None:
-            lines += ["", *readme_findings(ledger, (reference / "claims.csv").exists())]
         figure = figure_lines(reference, HEADLINE_FIGURE, prefix="reference/figures")
         if figure:
             lines += ["", *figure[:-1]]
