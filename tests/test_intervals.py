@@ -188,3 +188,15 @@ def test_a_paired_part_and_its_finding():
     assert (row["verdict"], row["reproduced"]) == ("reproduced", "0.01")
     row = judge(part, losses(LSTM, [1.51, 1.52, 1.53]))  # -0.01 at every seed
     assert row["verdict"] == "differs"
+
+
+def test_at_min_picks_within_each_seed():
+    """E2's best step is read seed by seed: the global minimum's seed alone is one seed."""
+    from gatedrnn.claims.seeds import seed_values
+    from gatedrnn.claims.spec import Selector
+
+    curves = pd.DataFrame(
+        {"seed": [0, 0, 1, 1, 2, 2], "step": [50, 100] * 3, "val_loss": [1.0, 0.9, 1.2, 1.3, 1.5, 1.4]}
+    )
+    best = Selector.from_dict({"table": "c.csv", "at_min": "val_loss", "column": "step", "agg": "median"})
+    assert seed_values(best, {"c.csv": curves}).values == {0: 100.0, 1: 50.0, 2: 100.0}

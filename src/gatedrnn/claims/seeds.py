@@ -14,6 +14,7 @@ two models compared are paired by seed.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Mapping
@@ -67,7 +68,9 @@ def seed_cells(selector: Selector, frame: pd.DataFrame) -> dict:
             found[int(SEED_COLUMN.match(str(column))[1])] = cells
         return found
     if "seed" in frame.columns and "seed" not in selector.where:
-        labels = [s for s in pd.unique(frame.loc[rows, "seed"]) if _is_seed(s)]
+        # every seed's rows, before at_max / at_min (which then pick within each seed)
+        every, _ = locate(dataclasses.replace(selector, at_max=None, at_min=None), frame)
+        labels = [s for s in pd.unique(frame.loc[every, "seed"]) if _is_seed(s)]
         if labels:
             return {
                 int(float(s)): read_cells(

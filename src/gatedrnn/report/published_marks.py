@@ -145,9 +145,10 @@ def study_label(values: StudyValue | Iterable[StudyValue], what: str = "", note:
 
 def seeds_note(published: Published, table: str, **where) -> str:
     """``median of 3 seeds``: how many seeds the study's median is over, where the
-    file publishes them (a ``seed_*`` claim of the same cell), else ``median over seeds``."""
-    runs = published.one(table, "seed_*", agg=None, **where)
-    return f"median of {len(runs.seeds)} seeds" if runs is not None else "median over seeds"
+    file publishes them (a ``seed_*`` claim of the same cell with a list of seeds),
+    else ``median over seeds``."""
+    runs = [v for v in published.find(table, "seed_*", **where) if len(v.seeds) > 1]
+    return f"median of {len(runs[0].seeds)} seeds" if runs else "median over seeds"
 
 
 def mark_points(ax, xs, ys, label: str | None, colour: str | None = None, **style) -> None:

@@ -36,10 +36,8 @@ def plot_split_by_width(
         )
         for w in widths
     ]
-    study = [
-        published.one("gru_advantage_split.csv", "loss_difference", component=c)
-        for c in ("structure", "width")
-    ]
+    # D4's parts, read seed by seed from gru_vs_lstm.csv (published.yaml)
+    study = [published.get(f"D4.gru_advantage_split.{c}") for c in ("structure", "width")]
     marked = []
     if reference_width in widths and all(v is not None for v in study):
         total = study[0].number + study[1].number
