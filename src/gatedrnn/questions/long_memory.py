@@ -166,9 +166,13 @@ def long_memory_sentences(table: pd.DataFrame) -> list[str]:
                 if not math.isnan(med["default_corpus_best_val_loss"])
                 else ""
             )
+            # the median and every seed: a median above chance may hide a seed below it
+            seeds = ", ".join(fmt(v, 3) for v in rows["recall_accuracy"])
+            above = int((rows["recall_accuracy"] > rows["recall_chance_accuracy"]).sum())
             parts.append(
-                f"forget bias {bias:g}: recall accuracy {fmt(med['recall_accuracy'], 3)} (chance "
-                f"{fmt(med['recall_chance_accuracy'], 3)}), recall loss {fmt(med['recall_loss'], 3)} (chance "
+                f"forget bias {bias:g}: recall accuracy {fmt(med['recall_accuracy'], 3)} (seeds {seeds}; "
+                f"{above} of {len(rows)} above chance, {fmt(med['recall_chance_accuracy'], 3)}), "
+                f"recall loss {fmt(med['recall_loss'], 3)} (chance "
                 f"{fmt(med['recall_chance_loss'], 3)}), mean {rows['keep_gate'].iloc[0]} gate "
                 f"{fmt(med['keep_gate_mean'], 3)}, median unit half-life {fmt(med['half_life_median'], 2)} "
                 f"(max {fmt(med['half_life_max'], 2)}; {fmt(med['units_half_life_ge_distance'], 0)} of "

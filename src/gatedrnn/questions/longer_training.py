@@ -115,9 +115,12 @@ def longer_training_sentences(table: pd.DataFrame) -> list[str]:
             sentence += (
                 f", corr(i, 1 - f) {signed(short['coupling_corr'], 3)} -> {signed(long['coupling_corr'], 3)}"
             )
+        # a median loss and each seed's own best step (a loss of one seed is not paired
+        # with the others' median step)
+        steps = ", ".join(str(int(v)) for v in group[group["steps"] == med.index[-1]]["best_step"])
         sentence += (
-            f"; best validation loss {fmt(short['best_val_loss'])} -> {fmt(long['best_val_loss'])} at step "
-            f"{int(long['best_step'])}, and it has turned upward in {int(turned.sum())} of "
+            f"; median best validation loss {fmt(short['best_val_loss'])} -> {fmt(long['best_val_loss'])} "
+            f"(each seed's best step: {steps}), and it has turned upward in {int(turned.sum())} of "
             f"{len(turned)} seed(s) "
             f"(final - best {signed(long['rise_after_best'])})."
         )

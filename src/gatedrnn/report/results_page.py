@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,9 +70,12 @@ SECTIONS = (
             "parameter budget."),
     Section("study", "D4: the GRU's advantage split into structure and width", "gru_advantage_split.csv",
             ("component", "comparison", "loss_difference", "share_of_total"),
-            "Median losses over seeds; the ledger reads a share only when both parts are positive."),
+            "Differences of median losses. The ledger reads D4 seed by seed from gru_vs_lstm.csv "
+            "(paired differences, their median and interval) and judges a share only where both parts "
+            "are positive."),
     Section("study", "C2: the reference LSTM's gates on the probe set", "lstm_gates.csv",
-            ("seed", "gate", "mean", "p5", "p50", "p95"), "Per seed; the study's one model is seed 0."),
+            ("seed", "gate", "mean", "p5", "p50", "p95"), "Per seed; the ledger judges the median over "
+            "seeds by its interval (the study's one model is one draw, not this run's seed 0)."),
     Section("study", "D1: the budget-matched GRU's gates", "gru_gates.csv",
             ("seed", "gate", "mean", "p5", "p50", "p95"), "PyTorch's convention: z is the fraction kept."),
     Section("study", "C3: per-unit forget gates of the reference LSTM", "lstm_forget_units.csv",
@@ -104,8 +108,8 @@ SECTIONS = (
             # the regime and both window axes: the window points share optimizer, lr and steps
             ("regime", "cell", "optimizer", "lr", "steps", "batch_size", "seq_len", "best_val_loss",
              "gate_mean", "half_life_median", "half_life_max", "corr_i_one_minus_f", "gru_minus_lstm"),
-            "One row per (cell, regime), averaged over the sweep's seeds; batch_size is windows per "
-            "batch, seq_len characters per window."),
+            "One row per (cell, regime), each from the sweep's one seed (the `seeds` column), so its "
+            "verdicts are point judgements; batch_size is windows per batch, seq_len characters per window."),
     Section("questions", "G1: what the reset gate does", "open_reset_gate.csv",
             ("comparison", "model", "reference_model", "seed", "params", "loss", "reference_loss",
              "loss_difference"),
@@ -230,35 +234,35 @@ def provenance(manifest: dict) -> list[str]:
             lines.append(f"| {name} | {what}{part} | {stage['commit'][:12]} | {machine['cpu']} | {count} |")
     corpus = manifest.get("corpus", {})
     totals = manifest.get("totals", {})
+    retrained = totals.get("retrained_jobs")
     lines += [
         "",
-        f"Machines: {' and '.join(machines(manifest))}, {manifest.get('cores', '?')} cores, "
+        f"- **Machines**: {' and '.join(machines(manifest))}, {manifest.get('cores', '?')} cores, "
         f"{manifest.get('threads_per_job', '?')} thread(s) per job; Python {manifest.get('python', '?')}, "
-        f"torch {manifest.get('torch', '?')}. Corpus: {corpus.get('source', '?')}, "
-        f"{fmt(corpus.get('characters'))} characters, {corpus.get('vocab_size', '?')} distinct, sha256 "
-        f"`{corpus.get('corpus_sha256', '?')}`. Training: {totals.get('training_jobs', 0)} models, "
+        f"torch {manifest.get('torch', '?')}.",
+        f"- **Corpus**: {corpus.get('source', '?')}, {fmt(corpus.get('characters'))} characters, "
+        f"{corpus.get('vocab_size', '?')} distinct, sha256 `{corpus.get('corpus_sha256', '?')}`.",
+        f"- **Training**: {totals.get('training_jobs', 0)} models, "
         f"{fmt(totals.get('cpu_hours', 0.0))} CPU-hours"
         + (
-            f" ({totals['retrained_jobs']} of them trained again by a later stage that started "
-            "without the earlier stages' models; a model's tables come from the stage that made them)."
-            if totals.get("retrained_jobs")
+            f" ({retrained} of them trained again by a later stage that started without the earlier "
+            "stages' models; a model's tables come from the stage that made them)."
+            if retrained
             else "."
-        )
-        + (
-            f" The benchmarks miss {fmt(totals['steps_not_measured'])} steps, trained by processes a "
-            "session's end stopped before the job resumed from its checkpoint (about "
-            f"{fmt(totals['cpu_hours_not_measured'])} CPU-hours more at each job's own cost per step)."
-            if totals.get("steps_not_measured")
-            else ""
-        )
-        + (
-            f" Prefix sharing trained {fmt(totals['steps_saved_by_prefix'])} steps fewer "
-            f"(about {fmt(totals['cpu_hours_saved_by_prefix'])} CPU-hours at each long run's "
-            "own cost per step)."
-            if totals.get("cpu_hours_saved_by_prefix")
-            else ""
         ),
     ]
+    if totals.get("steps_not_measured"):
+        lines.append(
+            f"- **Not benchmarked**: {fmt(totals['steps_not_measured'])} steps, trained by processes a "
+            "session's end stopped before the job resumed from its checkpoint (about "
+            f"{fmt(totals['cpu_hours_not_measured'])} CPU-hours more at each job's own cost per step)."
+        )
+    if totals.get("cpu_hours_saved_by_prefix"):
+        lines.append(
+            f"- **Prefix sharing**: {fmt(totals['steps_saved_by_prefix'])} steps fewer trained "
+            f"(about {fmt(totals['cpu_hours_saved_by_prefix'])} CPU-hours at each long run's own "
+            "cost per step)."
+        )
     return lines
 
 
@@ -315,7 +319,11 @@ def render_results_page(reference: str | Path, workflow: str | Path = ".", ledge
            "`python -m gatedrnn.compare --run results --reference reference`.", "",
            *first_screen(reference, ledger, complete),
            "## Provenance", "", *provenance(manifest)]  # fmt: skip
-    out[-1] += retraining_sentence(manifest) + verified_elsewhere_sentence(manifest, workflow)
+    same_bits = (("Same bits", retraining_sentence(manifest)),
+                 ("Other CPU models", verified_elsewhere_sentence(manifest, workflow)))  # fmt: skip
+    for label, sentence in same_bits:
+        if sentence.strip():
+            out.append(f"- **{label}**: {sentence.strip()}")
     placed = set()
     for stage, what in STAGES.items():
         out += ["", f"## {what[0].upper()}{what[1:]}", ""]
@@ -325,7 +333,9 @@ def render_results_page(reference: str | Path, workflow: str | Path = ".", ledge
             continue
         out += still_to_come(reference, manifest, stage)
         if stage == "questions" and (reference / "open_questions.md").exists():
-            out.append((reference / "open_questions.md").read_text().strip())
+            # its own "## Beyond the study" title under this stage's heading: one level down
+            answers = (reference / "open_questions.md").read_text().strip()
+            out.append(re.sub(r"^## ", "### ", answers, flags=re.M))
         if stage == "protocol":
             from gatedrnn.report.protocol_page import render_protocol_section
 
