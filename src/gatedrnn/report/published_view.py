@@ -76,9 +76,13 @@ def published_beside_ours(ledger: pd.DataFrame | None, table: str) -> list[str]:
     if rows.empty:
         return []
     columns = {"description": "quantity", "published": "published", "reproduced": "ours",
-               "band": "band", "verdict_shown": "verdict"}  # fmt: skip
+               "interval": "over seeds", "band": "margin", "verdict_shown": "verdict"}  # fmt: skip
+    if "interval" not in rows.columns:  # a ledger written before the intervals
+        columns.pop("interval")
     intro = (
-        "The study beside this run (a trained value is the median over seeds; the claims ledger's verdicts):"
+        "The study beside this run (a trained value is the median over seeds, with its interval over "
+        "the seeds or, for a finding, the share of seed bootstraps in which it holds; the claims "
+        "ledger's verdicts):"
     )
     return [intro, "", *_rows(rows, columns), ""]
 
@@ -171,3 +175,13 @@ def readme_findings(ledger: pd.DataFrame, complete: bool) -> list[str]:
         lines.append(f"- **{row.verdict}**: {row.description}. Study: {row.published}; "
                      f"this run: {this_run(row)}.")  # fmt: skip
     return lines
+
+
+def once(lines: list[str]) -> list[str]:
+    """A section's lines without the headline figure, which the first screen shows."""
+    shown = f"figures/{HEADLINE_FIGURE}"
+    kept = [line for line in lines if shown not in line]
+    if len(kept) < len(lines):
+        kept.append(f"Its figure, `{HEADLINE_FIGURE}`, is at the top of this page (*Does it reproduce?*).")
+        kept.append("")
+    return kept

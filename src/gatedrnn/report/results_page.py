@@ -22,6 +22,7 @@ from gatedrnn.report.published_view import (
     figure_lines,
     figures_of_table,
     first_screen,
+    once,
     published_beside_ours,
     readme_findings,
     unplaced_figures,
@@ -342,8 +343,9 @@ def render_results_page(reference: str | Path, workflow: str | Path = ".", ledge
             out += [render_protocol_section(reference, workflow).strip(), ""]
             out += figure_lines(reference, "protocol_scoreboard.png")
             placed.add("protocol_scoreboard.csv")
-        for section in sorted((s for s in SECTIONS if s.stage == stage), key=_experiment):
-            lines = section_lines(reference, section, ledger)
+        closed_forms_last = lambda s: (_experiment(s)[0] == "A", _experiment(s))  # noqa: E731
+        for section in sorted((s for s in SECTIONS if s.stage == stage), key=closed_forms_last):
+            lines = once(section_lines(reference, section, ledger))
             placed |= {section.table} if lines else set()
             out += lines
     left = unplaced_figures(reference, placed)
