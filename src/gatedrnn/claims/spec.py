@@ -87,18 +87,14 @@ class Selector:
         if not isinstance(where, Mapping):
             raise ClaimError(f"{where_from}: `where` must be a mapping of column to value")
         nan_as = data.get("nan_as")
-        minus = None
-        if data.get("minus") is not None:
-            side = data["minus"]
-            if not isinstance(side, Mapping) or "table" in side or "minus" in side:
-                raise ClaimError(
-                    f"{where_from}: `minus` is a selector of the same table (no `table`, no `minus`)"
-                )
-            inherited = {k: data[k] for k in ("column", "agg", "at_max", "at_min", "nan_as") if k in data}
-            minus = cls.from_dict(
-                {**inherited, **side, "table": table, "where": {**dict(where), **(side.get("where") or {})}},
-                where_from=where_from,
-            )
+        side = data.get("minus")  # a paired difference: a selector of the same table
+        if side is not None and (not isinstance(side, Mapping) or "table" in side or "minus" in side):
+            raise ClaimError(f"{where_from}: `minus` is a selector of the same table (no table, minus)")
+        inherited = {k: data[k] for k in ("column", "agg", "at_max", "at_min", "nan_as") if k in data}
+        minus = None if side is None else cls.from_dict(
+            {**inherited, **side, "table": table, "where": {**dict(where), **(side.get("where") or {})}},
+            where_from=where_from,
+        )  # fmt: skip
         return cls(
             table=str(table),
             column=str(data["column"]),
@@ -112,19 +108,15 @@ class Selector:
 
     def fill(self, names: Mapping[str, str], where_from: str = "") -> Selector:
         """The selector with ``{placeholders}`` of its ``where`` values filled in."""
+        minus = None if self.minus is None else self.minus.fill(names, where_from)
         return replace(
-            self,
-            where={key: _fill(value, names, where_from) for key, value in self.where.items()},
-            minus=None if self.minus is None else self.minus.fill(names, where_from),
+            self, where={key: _fill(v, names, where_from) for key, v in self.where.items()}, minus=minus
         )
 
     def restricted(self, extra: Mapping) -> Selector:
         """The selector on the rows that also match ``extra`` (its keys win)."""
-        return replace(
-            self,
-            where={**self.where, **extra},
-            minus=None if self.minus is None else self.minus.restricted(extra),
-        )
+        minus = None if self.minus is None else self.minus.restricted(extra)
+        return replace(self, where={**self.where, **extra}, minus=minus)
 
     def describe(self) -> str:
         """``model=lstm_w325, seed=0`` (plus ``max step``, ``median of ...``)."""
