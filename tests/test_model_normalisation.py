@@ -156,7 +156,7 @@ def test_verdicts_on_both_are_the_ledgers_verdicts_on_either_set_of_tables():
     for tables, column in ((STUDY, "study_verdict"), (OLD, "old_verdict")):
         ledger = build_ledger(judged, by_path(tables), NAMES).set_index("id")
         assert (found[column] == ledger.loc[found.index, "verdict"]).all()
-    assert list(found["study_verdict"]) == ["within", "within", "holds"]
+    assert list(found["study_verdict"]) == ["reproduced", "reproduced", "holds"]
     assert list(found["old_verdict"]) == ["differs", "differs", "fails"]  # 1.68, 0.42, 0.01 < 0.02
     assert found.loc["D3.lstm.median", "old_value"] == 1.68
     assert math.isnan(found.loc["D4.structure_wins", "study_value"])  # a finding has no one number
@@ -177,7 +177,7 @@ def test_the_summary_counts_the_verdicts_that_change_and_the_sentence_names_them
     (sentence,) = model_normalisation_sentences(pd.read_csv(pd.io.common.StringIO(table.to_csv(index=False))))
     assert "lstm_w8 1.6200 / 1.6800 (+0.0600)" in sentence
     assert "LSTM forget mean 0.6200 / 0.4200 (-0.2000)" in sentence
-    assert "3 change" in sentence and "D3.lstm.median within -> differs" in sentence
+    assert "3 change" in sentence and "D3.lstm.median reproduced -> differs" in sentence
     (unchanged,) = model_normalisation_sentences(same)
     assert "0 change" in unchanged and "(none)" in unchanged
 
