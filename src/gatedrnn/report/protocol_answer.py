@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from gatedrnn.claims.bands import format_value
 from gatedrnn.claims.distance import SUMMARIES, block_distances, grid_rows, natural, seed_noise_limit, targets
 from gatedrnn.claims.scoreboard import regime_verdicts
 from gatedrnn.report.protocol import distance_text, regime_label
@@ -182,7 +183,7 @@ def ledger_side_by_side(inputs: AnswerInputs) -> list[str]:
     rows = pd.DataFrame(
         {
             "claim": order,
-            "study": [by_id[i].published for i in order],
+            "study": [format_value(by_id[i].published) for i in order],  # the study's seeds: a range
             "default": [f"{fmt(table.loc[i, ('value', 'default')])} ({table.loc[i, ('verdict', 'default')]})"
                         for i in order],
             label: [f"{fmt(table.loc[i, ('value', inferred)])} ({table.loc[i, ('verdict', inferred)]})"
