@@ -30,6 +30,7 @@ PAGES = [
     "docs/claims-language.md",
     "docs/forget-bias-check.md",
     "docs/protocol-scoreboard.md",
+    "docs/api.md",
     "docs/results.md",
     "reference/README.md",
 ]

@@ -41,6 +41,8 @@ RUN_HERE = {
     # run as documented, end to end at smoke size, in tests/test_verify.py
     "gatedrnn.verify": "test_verify.py::test_verify_end_to_end_at_smoke_size",
     "gatedrnn.verify fingerprint": "test_fingerprint.py::test_this_cpu_trains_the_fingerprints_bits",
+    # on the smoke run, a run and a missing run, in tests/test_api.py
+    "gatedrnn.api": "test_api.py::test_the_command_line_prints_the_run_or_one_error_line",
 }
 
 

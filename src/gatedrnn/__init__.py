@@ -13,9 +13,29 @@ in pyproject.toml, checked by ``lint-imports`` in the test command):
 - :mod:`gatedrnn.report`    -- figures and the results page
 - :mod:`gatedrnn.plan`      -- the config turned into runs, file names and targets
 
+the public API (docs/api.md), imported on first use so that ``import gatedrnn`` stays
+cheap (no torch): :func:`gatedrnn.load` (a finished run's trained model),
+:func:`gatedrnn.gates` (its named gates and states on any text) and
+:class:`gatedrnn.RunNotFound`, all from :mod:`gatedrnn.api`;
+
 and the workflow's tools: :mod:`gatedrnn.scripting` (rule-script glue),
 :mod:`gatedrnn.code_version` (code as an input), :mod:`gatedrnn.reference`,
 :mod:`gatedrnn.compare` and :mod:`gatedrnn.estimate`.
 """
 
 __version__ = "0.3.0"
+
+# The public API, from gatedrnn.api when first asked for: it imports torch.
+_API = ("load", "gates", "RunNotFound", "TrainedModel", "Gates")
+
+
+def __getattr__(name: str):
+    if name in _API:
+        from gatedrnn import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'gatedrnn' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_API])
