@@ -122,7 +122,7 @@ def test_the_command_line_prints_the_run_or_one_error_line(smoke_run, capsys):
     # as a user runs it: one line, no traceback
     proc = subprocess.run(
         [sys.executable, "-m", "gatedrnn.api", "default/lstm_w999_s0", "--results", str(smoke_run)],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert proc.returncode == 1 and proc.stdout == "" and "Traceback" not in proc.stderr
     assert proc.stderr.splitlines() == [
@@ -223,7 +223,9 @@ def test_the_notebook_runs_on_the_smoke_run(smoke_run, artifacts_dir, monkeypatc
         monkeypatch.setenv(key, str(value))
     notebook = nbformat.read(NOTEBOOK, as_version=4)
     where = {"metadata": {"path": str(NOTEBOOK.parent)}}  # the kernel's working directory
-    NotebookClient(notebook, timeout=300, kernel_name="python3", resources=where).execute()
+    client = NotebookClient(notebook, timeout=300, startup_timeout=300, kernel_name="python3")
+    client.resources = where
+    client.execute()
     assert figure.stat().st_size > 10_000
     last = notebook.cells[-1].outputs[-1]["data"]["text/plain"]
     assert "workflow" in last and "recomputed here" in last
