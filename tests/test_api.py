@@ -40,6 +40,17 @@ def test_import_gatedrnn_leaves_torch_out_until_the_api_is_used():
     assert gatedrnn.load is gatedrnn.api.load and gatedrnn.RunNotFound.__module__ == "gatedrnn.api.runs"
 
 
+def test_no_rule_runs_the_api():
+    """The API is for people, not rules: no rule script's code version (the modules it
+    imports, gatedrnn.code_version) takes it in, so editing it reruns nothing."""
+    from gatedrnn.code_version import module_closure
+
+    scripts = sorted((REPO / "workflow" / "scripts").glob("*.py"))
+    assert scripts
+    for script in scripts:
+        assert not [name for name in module_closure(script) if name.startswith("gatedrnn.api")], script.name
+
+
 @pytest.mark.workflow
 def test_load_by_name_path_and_checkpoint_gives_the_runs_own_weights(smoke_run, monkeypatch):
     directory = smoke_run / "results/models/default/lstm_w24_s0"

@@ -25,15 +25,17 @@ and the workflow's tools: :mod:`gatedrnn.scripting` (rule-script glue),
 
 __version__ = "0.3.0"
 
-# The public API, from gatedrnn.api when first asked for: it imports torch.
+import importlib
+
+# The public API, from gatedrnn.api when first asked for: it imports torch. Imported by
+# name, not by an import statement, so that no rule's code version
+# (gatedrnn.code_version follows import statements) takes in the API and what it imports.
 _API = ("load", "gates", "RunNotFound", "TrainedModel", "Gates")
 
 
 def __getattr__(name: str):
     if name in _API:
-        from gatedrnn import api
-
-        return getattr(api, name)
+        return getattr(importlib.import_module("gatedrnn.api"), name)
     raise AttributeError(f"module 'gatedrnn' has no attribute {name!r}")
 
 
