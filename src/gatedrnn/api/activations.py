@@ -18,9 +18,9 @@ import torch
 from gatedrnn.analysis.gates import extract_gates
 from gatedrnn.api.runs import TrainedModel, load
 from gatedrnn.core.data import Vocabulary
-from gatedrnn.tables.gates import GATE_LABELS
+from gatedrnn.core.registry import cell_spec
 
-# What extract_gates returns beside the gates: the states (LSTM c and h, otherwise h).
+# Words for the states a cell declares (LSTM c and h, otherwise h).
 STATE_LABELS = {"c": "cell state", "h": "hidden state"}
 
 
@@ -98,15 +98,16 @@ def gates(model: TrainedModel | str | os.PathLike, text: str | Sequence[str], la
         raise ValueError(f"no gates of {model.name} ({model.cell}): {err}") from None
     if single:
         arrays = {name: value[0] for name, value in arrays.items()}
-    states = tuple(name for name in arrays if name in STATE_LABELS)
-    labels = GATE_LABELS.get(model.cell, {}) | STATE_LABELS
+    spec = cell_spec(model.cell)  # the gates and states the cell declares (docs/cells.md)
+    labels = {gate: spec.label(gate) for gate in spec.gates}
+    labels |= {state: STATE_LABELS.get(state, state) for state in spec.states}
     return Gates(
         model=model.name,
         cell=model.cell,
         layer=layer,
         chars=tuple(texts[0]) if single else tuple(tuple(t) for t in texts),
-        names=tuple(name for name in arrays if name not in STATE_LABELS),
-        states=states,
+        names=tuple(name for name in spec.gates if name in arrays),
+        states=tuple(name for name in spec.states if name in arrays),
         labels={name: labels.get(name, name) for name in arrays},
         arrays=arrays,
     )
