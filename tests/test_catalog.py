@@ -8,7 +8,7 @@ Snakefile is workflow/Snakefile whenever a workflow/ folder exists, and whose ru
 folder holds .smk files; it lists the workflow under "standardized usage" when
 .snakemake-workflow-catalog.yml parses and config/README.md exists, and records the
 output of `snakemake --lint` and `snakefmt --check`. Its deploy instructions use the
-latest release's tag."""
+latest release's tag; a clone has none, so docs/deploy.md pins a commit."""
 
 from __future__ import annotations
 
@@ -24,8 +24,6 @@ import yaml
 from conftest import REPO
 
 pytestmark = pytest.mark.workflow
-
-RELEASE_TAG = "v0.3.0"
 
 
 def run(*cmd, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess:
@@ -91,14 +89,17 @@ def test_catalog_lint_and_format_checks_are_clean_on_the_clone(clone):
     assert fmt.returncode == 0, fmt.stdout + fmt.stderr
 
 
-def test_the_readme_deploys_the_release_the_package_declares():
-    """The README's deploy instructions name the release tag, which is the package's version."""
+def test_the_deploy_page_pins_by_what_a_clone_has():
+    """A fresh clone has no tags: docs/deploy.md deploys the branch or pins a commit
+    (snakedeploy's --branch and --commit), and names the release by the package's version,
+    which CITATION.cff and CHANGELOG.md carry too."""
     version = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
-    assert RELEASE_TAG == f"v{version}"
-    readme = (REPO / "README.md").read_text()
-    assert re.search(rf"snakedeploy deploy-workflow \S+ \S+ --tag {re.escape(RELEASE_TAG)}", readme)
+    deploy = (REPO / "docs" / "deploy.md").read_text()
+    assert re.search(r"snakedeploy deploy-workflow \S+ \S+ --branch main", deploy)
+    assert re.search(r"snakedeploy deploy-workflow \S+ \S+ --commit COMMIT", deploy)
+    assert "--tag" not in deploy and "--tag" not in (REPO / "README.md").read_text()
     citation = yaml.safe_load((REPO / "CITATION.cff").read_text())
-    assert citation["version"] == version
+    assert citation["version"] == version and f'version = "{version}"' in deploy
 
 
 def snakedeploy_command() -> str | None:
@@ -116,8 +117,10 @@ def test_snakedeploy_deploys_a_local_clone(clone, tmp_path):
     only, not the workflow's data) and a module of workflow/Snakefile, which plans."""
     snakedeploy = snakedeploy_command()
     dest = tmp_path / "deployed"
+    # pinned to the clone's commit, as docs/deploy.md says (a clone has no tags)
+    commit = run("git", "rev-parse", "HEAD", cwd=clone).stdout.strip()
     proc = run(
-        snakedeploy, "deploy-workflow", clone, dest, "--tag", RELEASE_TAG, "--name", "gatedrnn", cwd=tmp_path
+        snakedeploy, "deploy-workflow", clone, dest, "--commit", commit, "--name", "gatedrnn", cwd=tmp_path
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert sorted(p.name for p in (dest / "config").iterdir()) == sorted(
@@ -131,7 +134,7 @@ def test_snakedeploy_deploys_a_local_clone(clone, tmp_path):
     declaration = re.search(r"snakefile:\s*\n\s*(\S+)", deployed).group(1)
     assert declaration == '"workflow/Snakefile"', deployed
     # snakedeploy names the file relative to the source repository (for GitHub:
-    # github(..., path="workflow/Snakefile", tag=...)); a local one is this clone
+    # github(..., path="workflow/Snakefile", commit=...)); a local one is this clone
     (dest / "workflow" / "Snakefile").write_text(
         deployed.replace(declaration, f'"{clone}/workflow/Snakefile"')
     )

@@ -32,6 +32,10 @@ PAGES = [
     "docs/protocol-scoreboard.md",
     "docs/api.md",
     "docs/results.md",
+    "docs/numerics.md",
+    "docs/reruns.md",
+    "docs/layout.md",
+    "docs/deploy.md",
     "reference/README.md",
 ]
 # Generated from reference/ (gatedrnn.report.results_page), not written by hand.
@@ -295,3 +299,70 @@ def test_every_package_name_the_documents_give_exists(tracked):
                 stale.append(f"{doc}: {name}")
     assert checked > 20
     assert not stale, "names that are no module or attribute of the package:\n" + "\n".join(stale)
+
+
+# ---------------------------------------------------------------- the README as a front door (issue 52)
+
+README_MOST_LINES = 200
+
+
+def test_the_readme_is_a_front_door():
+    """Under 200 lines; every page it leaves out is linked from one line of its own; the
+    maintainer material that moved out stays out."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) < README_MOST_LINES, f"README.md: {len(readme.splitlines())} lines"
+    more = readme.split("\n## More\n", 1)[1].split("\n## ", 1)[0]
+    for page in PAGES:
+        if page.startswith("docs/") and page not in {"docs/experiments.md", "docs/sources.md"}:
+            lines = [line for line in more.splitlines() if f"]({page})" in line]
+            assert lines, f"{page} is not linked from a line of the README's More"
+    for moved in ("## Layout", "From a number to its code", "What reruns, and why", "What is promised"):
+        assert moved not in readme, f"{moved!r} belongs in docs/, not the README"
+
+
+def test_the_readme_installs_from_a_clone_in_a_virtual_environment():
+    """git clone, cd, a virtual environment, the two install lines; no placeholder address
+    (CITATION.cff and pyproject.toml record none, so the README says so plainly)."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    install = readme.split("## Install", 1)[1].split("\n## ", 1)[0]
+    commands = [
+        line.split("#")[0].strip() for line in FENCED_CODE.search(install).group(0).splitlines()[1:-1]
+    ]
+    assert commands[0].startswith("git clone ") and "&& cd " in commands[0]
+    assert commands[1].startswith("python3 -m venv .venv && source .venv/bin/activate")
+    assert (
+        commands[2].startswith("pip install torch==2.13.0 --index-url") and commands[3] == "pip install -e ."
+    )
+    assert "<repository-url>" not in readme and "this repository's clone URL" in install
+    cff = yaml.safe_load((REPO / "CITATION.cff").read_text(encoding="utf-8"))
+    urls = {cff.get(key) for key in ("url", "repository-code")} | set(pyproject().get("urls", {}).values())
+    for url in urls - {None}:  # an address recorded there is the one to clone
+        assert f"git clone {url}" in install
+
+
+def test_no_document_names_a_tag_a_clone_lacks():
+    """A fresh clone has no tags (`git tag -l` prints nothing): a release is named by the
+    version in pyproject.toml, its CHANGELOG section, or a commit, never by a tag."""
+    version = pyproject()["version"]
+    changelog = (REPO / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert re.search(rf"^## \[{re.escape(version)}\] - ", changelog, re.MULTILINE)
+    docs = ["README.md", "docs/deploy.md", "docs/numerics.md", "config/README.md", "profiles/README.md"]
+    for doc in docs:
+        text = (REPO / doc).read_text(encoding="utf-8")
+        for pattern in (r"--tag\b", r"--branch v\d", r"reference-\d{4}-\d\d", r"`v\d+\.\d+\.\d+`"):
+            assert not re.search(pattern, text), f"{doc}: {pattern} names a tag a clone lacks"
+    deploy = (REPO / "docs/deploy.md").read_text(encoding="utf-8")
+    assert f'version = "{version}"' in deploy and "git checkout COMMIT" in deploy
+    assert "--commit COMMIT" in deploy and "--branch main" in deploy
+
+
+def test_the_readme_gives_the_full_runs_cpu_hours_from_the_reference():
+    """Beside `snakemake --cores 8`: the CPU-hours of the reference run's trainings, each
+    model once (reference/manifest.json), not typed from memory."""
+    import json
+
+    totals = json.loads((REPO / "reference/manifest.json").read_text())["totals"]
+    hours = round(totals["cpu_hours_first_trainings"])
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert re.search(rf"^snakemake --cores 8 +# .*about {hours} CPU-hours", readme, re.MULTILINE)
+    assert len(re.findall(r"about (\d+) CPU-hours", readme)) == readme.count(f"about {hours} CPU-hours")

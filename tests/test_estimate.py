@@ -201,3 +201,33 @@ def test_estimate_makes_the_texts_it_needs_on_a_fresh_directory(tmp_path):
     dry = run_snakemake(tmp_path, "-n", *TARGETS)
     trained = int(re.search(r"^train\s+(\d+)", dry.stdout, re.M).group(1))
     assert f"\n{trained} training jobs to run," in f"\n{proc.stdout}", proc.stdout
+
+
+def test_a_calibration_serves_every_optimizer_is_kept_and_says_one_line_per_model(tmp_path, monkeypatch):
+    """Issue 52: the estimate printed `calibrating lstm width 325 (3 steps) ...` 12 times and
+    took 4 minutes. Shapes that differ in the optimizer alone share a calibration, a model's
+    shapes are reported in one line, and the next estimate here times nothing again."""
+    from dataclasses import replace
+
+    from gatedrnn.estimate import format_range
+
+    calibrated = []
+    monkeypatch.setattr(
+        "gatedrnn.estimate.costs.calibrate",
+        lambda shape: calibrated.append(shape) or Cost(0.5, 1.0, "calibration"),
+    )
+    sgd, windows = replace(SHAPE, optimizer="sgd"), replace(SHAPE, batch_size=16)
+    jobs = [TrainJob(regime, "lstm_w24", 0, shape, 40, 5)
+            for regime, shape in (("default", SHAPE), ("sgd", sgd), ("b16", windows))]  # fmt: skip
+    kept, lines = tmp_path / ".snakemake/gatedrnn/calibrations.json", []
+    cost_jobs(jobs, {}, log=lines.append, keep=kept)
+    assert calibrated == [SHAPE, windows]
+    assert jobs[0].seconds == jobs[1].seconds and jobs[0].source == "calibration"
+    assert [line for line in lines if "lstm width 24" in line] == [lines[-1]] and "2 shape(s)" in lines[-1]
+    calibrated.clear()
+    again = [TrainJob("default", "lstm_w24", 1, shape, 80, 9) for shape in (SHAPE, sgd, windows)]
+    cost_jobs(again, {}, log=lines.append, keep=kept)
+    assert calibrated == [] and "2 shapes calibrated before on this machine" in lines[-1]
+    assert again[0].seconds == pytest.approx(3.0 + 80 * 0.5 + 9 * 1.0)
+    # verify's projection is a range: the projection, and the same on a busy machine
+    assert format_range(600) == "10.0 to 15.0 min" and format_range(3000) == "50.0 min to 1.25 h"

@@ -85,6 +85,8 @@ CASES = [
     (["pages", "--readme", MISSING], "--readme"),
     (["pages", "--readme", "docs"], "--readme"),
     (["pages", "--readme", "LICENSE"], "--readme"),  # a file without the generated blocks
+    (["pages", "--scoreboard", MISSING], "--scoreboard"),
+    (["pages", "--scoreboard", "LICENSE"], "--scoreboard"),  # a page without the protocol block
     (["pages", "--page", "/nonexistent/results.md"], "--page"),
     (["pages", "--page", "docs"], "--page"),
     (["pages", "--configfile", MISSING], "--configfile"),

@@ -37,6 +37,37 @@ def test_slurm_profile_submits_to_slurm():
     assert profile["set-resources"]["train"]["cpus_per_task"] == "threads"
 
 
+def test_the_profiles_comments_say_what_the_readme_and_the_workflow_do():
+    """Issue 52: the profile's header said every job goes through SLURM and that the full
+    grid is 12 training jobs, where the README says only `train` and `gates` are submitted,
+    and 135 trainings. The comments name the rules workflow/Snakefile schedules (all
+    others are localrules) and the README's count of trainings (tested against
+    `snakemake -n` in tests/test_readme_counts.py)."""
+    import re
+
+    snakefile = (REPO / "workflow" / "Snakefile").read_text()
+    scheduled = set(
+        re.findall(r"rules\.(\w+)\.rule", snakefile.split("SCHEDULED_RULES = ", 1)[1].split("\n")[0])
+    )
+    readme = (REPO / "README.md").read_text()
+    cluster = readme.split("## Running on a cluster", 1)[1].split("\n## ", 1)[0]
+    trainings = re.search(r"\((\d+) training jobs in a dry\s+run", readme).group(1)
+    assert scheduled == {"train", "gates"}
+    assert re.search(
+        r"Only `train` and `gates` go through `sbatch` \(the " + trainings + " trainings", cluster
+    )
+    for path in (SLURM, SLURM_GPU):
+        comments = "\n".join(line for line in path.read_text().splitlines() if line.lstrip().startswith("#"))
+        prose = " ".join(line.lstrip("# ").strip() for line in comments.splitlines())
+        assert not re.search(r"every job of the workflow|run every job|every job (?:as|through|goes)", prose,
+                             re.IGNORECASE), path  # fmt: skip
+        if path == SLURM:
+            named = set(re.findall(r"`(\w+)`", prose.split("localrules", 1)[0].split("Submits", 1)[1]))
+            assert named == scheduled, (path, named)
+        counts = re.findall(r"(\d+) training jobs", prose)
+        assert counts == [trainings], (path, counts)
+
+
 def test_default_profile_never_submits():
     # Snakemake loads profiles/default on every run in this directory.
     profile = load(DEFAULT)

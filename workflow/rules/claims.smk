@@ -31,5 +31,6 @@ rule claims:
         all_questions=list(config["open_questions"]),
         # what each per-run table holds under this config: a table that lost rows is refused
         rows=table_rows(PLAN),
+        toy=TOY_NOTE,
     script:
         "../scripts/claims.py"

@@ -21,8 +21,8 @@ def workflow_checkout(rules_dir):
         raise WorkflowError(
             f"gatedrnn's workflow is read from {path}, not from a folder on this machine; "
             "its jobs import the package beside the rules (src/), so clone the repository "
-            "at the release tag (git clone --branch v0.2.0 ...) and point the module's "
-            "`snakefile:` at the clone's workflow/Snakefile."
+            "(git clone URL, then git checkout COMMIT to pin it: docs/deploy.md) and point "
+            "the module's `snakefile:` at the clone's workflow/Snakefile."
         )
     return os.path.dirname(os.path.dirname(os.path.abspath(path)))
 
@@ -60,6 +60,7 @@ from gatedrnn.plan.published import regime_view_tables
 from gatedrnn.plan.resources import generated_text_problems, machine_memory_mb
 from gatedrnn.plan.paths import CELL_ANALYSES
 from gatedrnn.plan.table_rows import table_rows
+from gatedrnn.plan.toy import toy_note
 
 from gatedrnn.plan import (
     ALPHABET_CHECK,
@@ -144,6 +145,17 @@ except (
 if getattr(workflow.global_resources.get("_cores"), "value", None) == 0:
     raise WorkflowError(
         "--cores 0 gives no job a core; give --cores 1 or more (or --cores all)"
+    )
+
+# A toy run (a generated corpus: config/smoke.yaml) keeps out of the real run's data/ and
+# results/: refused in the checkout itself, where those lie, before anything is written.
+# Every page and ledger it writes opens with TOY_NOTE (gatedrnn.plan.toy).
+TOY_NOTE = toy_note(config)
+if TOY_NOTE and os.path.realpath(os.getcwd()) == os.path.realpath(WORKFLOW_ROOT):
+    raise WorkflowError(
+        "this config is a toy run on a generated corpus (corpus.source: synthetic): give it its "
+        "own directory, so that it never mixes with the real run's data/ and results/: "
+        "snakemake --cores 2 --configfile config/smoke.yaml --directory toy"
     )
 
 # The most memory a training job can have (gatedrnn.plan.resources): --resources mem_mb

@@ -163,6 +163,7 @@ rule open_questions_report:
         ENV
     params:
         code=code_version("open_questions_report.py"),
+        toy=TOY_NOTE,
     script:
         "../scripts/open_questions_report.py"
 

@@ -5,5 +5,7 @@ from gatedrnn.scripting import run_logged
 
 run_logged(
     snakemake.log[0],
-    lambda log: write_open_questions_report(snakemake.input.tables, snakemake.output[0], log),
+    lambda log: write_open_questions_report(
+        snakemake.input.tables, snakemake.output[0], log, snakemake.params.toy
+    ),
 )

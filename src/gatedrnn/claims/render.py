@@ -65,12 +65,13 @@ def _md_cell(value) -> str:
     return str(value).replace("|", "\\|").replace("\n", " ")
 
 
-def render_markdown(ledger: pd.DataFrame, title: str = "The claims ledger") -> str:
+def render_markdown(ledger: pd.DataFrame, title: str = "The claims ledger", note: str = "") -> str:
     """The ledger for a reader: summary line and counts by family first, then one
-    table per experiment family."""
+    table per experiment family. ``note``: a paragraph above all (a toy run's)."""
     families = list(ledger.groupby(ledger["experiment"].str[0], sort=True))
     labels = [label for label, _, _ in COUNTS]
-    lines = [title, "=" * len(title), "", f"**{summary_line(ledger)}**", "", READING, ""]
+    lines = [title, "=" * len(title), "", *([f"> **{note}**", ""] if note else [])]
+    lines += [f"**{summary_line(ledger)}**", "", READING, ""]
     lines += ["| family | " + " | ".join(labels) + " |", "|---|" + "---:|" * len(labels)]
     for family, group in families:
         counts = verdict_counts(group)
@@ -123,10 +124,10 @@ HTML_STYLE = """
 """
 
 
-def render_html(ledger: pd.DataFrame, title: str = "The claims ledger") -> str:
+def render_html(ledger: pd.DataFrame, title: str = "The claims ledger", note: str = "") -> str:
     """A self-contained HTML fragment: summary, counts by family and a compact table
     (id and claim, published, reproduced, verdict; the rule and source in each row's
-    tooltip)."""
+    tooltip). ``note``: a paragraph above all (a toy run's)."""
     esc = html.escape
     rows = []
     for row in ledger.itertuples(index=False):
@@ -151,6 +152,7 @@ def render_html(ledger: pd.DataFrame, title: str = "The claims ledger") -> str:
             f"<style>{HTML_STYLE}</style>",
             '<div class="claims-ledger">',
             f"<h2>{esc(title)}</h2>",
+            *([f'<p class="toy-run"><strong>{esc(note)}</strong></p>'] if note else []),
             f'<p class="summary">{esc(summary_line(ledger))}</p>',
             '<table class="families">',
             *families,

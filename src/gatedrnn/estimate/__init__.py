@@ -13,7 +13,10 @@ Snakemake invocation is about to run, before it runs them.
    trained) when there are any, else from a short calibration: a few real training
    steps and one validation pass of that shape, single-threaded, timed here under the
    config's ``numerics.cpu_isa``, pinned before torch starts (the pinned kernels cost
-   1.8 to 4x the CPU's own: unpinned, a projection is half the time).
+   1.8 to 4x the CPU's own: unpinned, a projection is half the time). Shapes that
+   differ in the optimizer alone share one calibration; calibrations are kept in the
+   working directory's ``.snakemake/gatedrnn/calibrations.json`` and used again by the
+   next estimate on the same CPU model, torch and numerics.
 3. Wall time at ``--cores``: the jobs placed longest-first on ``cores / threads``
    slots (a job that continues a shorter run's state, see prefix sharing, starts
    after it), which is how a greedy scheduler fills the machine.
@@ -35,10 +38,10 @@ from gatedrnn.estimate.costs import (
     shape_of,
 )
 from gatedrnn.estimate.planned import load_config, missing_texts, planned_train_jobs, train_jobs_for
-from gatedrnn.estimate.schedule import format_hours, makespan, report
+from gatedrnn.estimate.schedule import format_hours, format_range, makespan, report
 
 __all__ = [
     "CALIBRATION_STEPS", "STARTUP_SECONDS", "Cost", "Shape", "TrainJob", "benchmark_costs", "calibrate",
-    "cost_jobs", "evaluations", "format_hours", "load_config", "makespan", "missing_texts", "numerics_line",
-    "planned_train_jobs", "report", "shape_of", "train_jobs_for",
+    "cost_jobs", "evaluations", "format_hours", "format_range", "load_config", "makespan", "missing_texts",
+    "numerics_line", "planned_train_jobs", "report", "shape_of", "train_jobs_for",
 ]  # fmt: skip

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from gatedrnn.estimate import __doc__ as DESCRIPTION
-from gatedrnn.estimate.costs import benchmark_costs, cost_jobs
+from gatedrnn.estimate.costs import KEPT_CALIBRATIONS, benchmark_costs, cost_jobs
 from gatedrnn.estimate.planned import (
     WORKFLOW,
     config_files,
@@ -81,7 +81,8 @@ def main(argv: list[str] | None = None) -> int:
         costs = benchmark_costs(workdir / "results")
     except ValueError as err:  # a damaged summary.json, named with the fix
         return fail(str(err))
-    cost_jobs(jobs, costs, cpu_isa=cpu_isa)
+    # calibrations are kept beside Snakemake's own records, for the next estimate here
+    cost_jobs(jobs, costs, cpu_isa=cpu_isa, keep=workdir / KEPT_CALIBRATIONS)
     print(report(jobs, args.cores, threads))
     if args.json:
         Path(args.json).write_text(json.dumps({j.name: j.seconds for j in jobs}, indent=1, sort_keys=True))

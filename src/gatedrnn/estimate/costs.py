@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from gatedrnn.io.files import read_json
@@ -13,6 +13,9 @@ from gatedrnn.numerics import check_in_force
 
 STARTUP_SECONDS = 3.0  # a fresh interpreter's imports (torch, pandas) and the corpus, measured
 CALIBRATION_STEPS = 3
+ENOUGH_CPU_SECONDS = 1.0
+# where `python -m gatedrnn.estimate` keeps its calibrations, in the working directory
+KEPT_CALIBRATIONS = ".snakemake/gatedrnn/calibrations.json"
 
 
 @dataclass(frozen=True)
@@ -110,7 +113,8 @@ def shape_of(cell: str, width: int, vocab_size: int, cfg: dict) -> Shape:
 
 
 def calibrate(shape: Shape, steps: int = CALIBRATION_STEPS) -> Cost:
-    """Time ``steps`` real training steps (after one untimed) and one validation pass
+    """Time up to ``steps`` real training steps (after one untimed; fewer once they have
+    taken ``ENOUGH_CPU_SECONDS``) and one validation pass
     of ``shape`` on random tokens, single-threaded, in CPU seconds."""
     import torch
 
@@ -137,10 +141,12 @@ def calibrate(shape: Shape, steps: int = CALIBRATION_STEPS) -> Cost:
             optimizer.step()
 
         step()
-        t0 = time.process_time()
-        for _ in range(steps):
+        t0, timed = time.process_time(), 0
+        # a step of a second or more is timed well enough once: a big shape costs 3 steps, not 5
+        while timed < steps and (timed == 0 or time.process_time() - t0 < ENOUGH_CPU_SECONDS):
             step()
-        per_step = (time.process_time() - t0) / steps
+            timed += 1
+        per_step = (time.process_time() - t0) / timed
         t0 = time.process_time()
         evaluate(model, val)
         per_eval = time.process_time() - t0
@@ -149,18 +155,76 @@ def calibrate(shape: Shape, steps: int = CALIBRATION_STEPS) -> Cost:
     return Cost(step=per_step, evaluation=per_eval, source="calibration")
 
 
-def cost_jobs(jobs: list[TrainJob], known: dict[Shape, Cost], log=print, cpu_isa: str | None = None) -> None:
-    """Every job's seconds, calibrating each shape without a benchmark once, under ``cpu_isa``."""
-    calibrated: dict[Shape, Cost] = {}
+def calibration_key(shape: Shape) -> Shape:
+    """Shapes that time alike: the optimizer's update is a pass over the parameters,
+    well under 1 % of a step's forward and backward over every window's characters, so
+    shapes that differ in the optimizer alone share one calibration."""
+    return replace(shape, optimizer="")
+
+
+def _machine(cpu_isa: str | None) -> str:
+    import torch
+
+    from gatedrnn.numerics import cpu_model
+
+    return f"{cpu_model()} | torch {torch.__version__} | numerics {cpu_isa}"
+
+
+def _read_kept(path: Path | None, machine: str) -> dict[Shape, Cost]:
+    """Calibrations an earlier estimate kept in ``path``, of this CPU model, torch and numerics."""
+    try:
+        kept = json.loads(path.read_text()) if path is not None and path.is_file() else {}
+    except ValueError:
+        return {}
+    return {Shape(**entry["shape"]): Cost(entry["step"], entry["evaluation"], "calibration")
+            for entry in kept.get(machine, [])}  # fmt: skip
+
+
+def _keep(path: Path, machine: str, calibrated: dict[Shape, Cost]) -> None:
+    try:
+        kept = json.loads(path.read_text()) if path.is_file() else {}
+    except ValueError:
+        kept = {}
+    kept[machine] = [{"shape": asdict(shape), "step": cost.step, "evaluation": cost.evaluation}
+                     for shape, cost in calibrated.items()]  # fmt: skip
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(kept, indent=1, sort_keys=True))
+
+
+def cost_jobs(jobs: list[TrainJob], known: dict[Shape, Cost], log=print, cpu_isa: str | None = None,
+              keep: Path | None = None) -> None:  # fmt: skip
+    """Every job's seconds, calibrating each shape without a benchmark once, under ``cpu_isa``
+    (one line per model); calibrations kept in ``keep`` by an earlier call on this CPU model,
+    torch and numerics are used again, and new ones added to it."""
+    missing: dict[Shape, Shape] = {}  # calibration key -> the first shape of it
     for job in jobs:
-        cost = known.get(job.shape)
-        if cost is None:
-            if not calibrated and cpu_isa is not None:
-                log(f"  calibrating under {numerics_line(check_in_force(cpu_isa))}")
-            if job.shape not in calibrated:
-                log(f"  calibrating {job.shape.cell} width {job.shape.width} ({CALIBRATION_STEPS} steps) ...")
-                calibrated[job.shape] = calibrate(job.shape)
-            cost = calibrated[job.shape]
+        if job.shape not in known:
+            missing.setdefault(calibration_key(job.shape), job.shape)
+    calibrated: dict[Shape, Cost] = {}
+    if missing:
+        if cpu_isa is not None:
+            found = check_in_force(cpu_isa)  # refuses other kernels before anything is timed
+        machine = _machine(cpu_isa) if keep is not None else ""
+        calibrated = _read_kept(keep, machine)
+        todo = {key: shape for key, shape in missing.items() if key not in calibrated}
+        if len(todo) < len(missing):
+            log(f"  {len(missing) - len(todo)} shapes calibrated before on this machine ({keep})")
+        if todo and cpu_isa is not None:
+            log(f"  calibrating under {numerics_line(found)}")
+        by_model: dict[tuple, list[Shape]] = {}
+        for key, shape in todo.items():
+            by_model.setdefault((shape.cell, shape.width, shape.layers), []).append(key)
+        for (cell, width, layers), keys in by_model.items():
+            started = time.perf_counter()
+            for key in keys:
+                calibrated[key] = calibrate(todo[key])
+            depth = f", {layers} layers" if layers > 1 else ""
+            log(f"  calibrated {cell} width {width}{depth}: {len(keys)} shape(s) of windows, "
+                f"up to {CALIBRATION_STEPS} steps each, {time.perf_counter() - started:.0f} s")  # fmt: skip
+        if keep is not None and todo:
+            _keep(keep, machine, calibrated)
+    for job in jobs:
+        cost = known.get(job.shape) or calibrated[calibration_key(job.shape)]
         job.seconds = STARTUP_SECONDS + job.steps * cost.step + job.evaluations * cost.evaluation
         job.source = cost.source
 

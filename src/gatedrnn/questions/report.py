@@ -50,12 +50,15 @@ def open_questions_report(tables: dict[str, pd.DataFrame], folder: str = "result
     return "\n".join(lines) + "\n"
 
 
-def write_open_questions_report(tables, out, log: Log) -> str:
+def write_open_questions_report(tables, out, log: Log, note: str = "") -> str:
     """Rule ``open_questions_report``: :func:`open_questions_report` of the CSV
-    ``tables`` (keyed by file stem), to ``out``."""
+    ``tables`` (keyed by file stem), to ``out``; ``note`` (a toy run's) under its title."""
     folders = {Path(path).parent.as_posix() for path in tables}
     folder = folders.pop() if len(folders) == 1 else "results/tables"
     text = open_questions_report({Path(path).stem: read_table(path) for path in tables}, folder)
+    if note:
+        title, rest = text.split("\n", 1) if "\n" in text else (text, "")
+        text = f"{title}\n\n> **{note}**\n{rest}"
     Path(out).write_text(text)
     log(text)
     return text

@@ -3,7 +3,7 @@ with a manifest that says how, where and from what they were made.
 
     python -m gatedrnn.reference collect --stage study     # after `snakemake --cores 2 stage_study`
     python -m gatedrnn.reference ledger                    # claims.*, open_questions.md from reference/tables
-    python -m gatedrnn.reference pages                     # docs/results.md and the README's summary
+    python -m gatedrnn.reference pages                     # docs/results.md, the README summary, ...
     python -m gatedrnn.reference scoreboard                # check reference/'s scoreboard against its tables
     python -m gatedrnn.reference confirm [--targets]       # the confirmation, from reference/'s tables
 

@@ -157,12 +157,19 @@ def run(argv: list[str] | None = None) -> int:
     a.add_argument("--out", default=str(manifest.REFERENCE))
     a.add_argument("--configfile", nargs="+", default=["config/config.yaml"])
     a.add_argument("--built-by", required=True, help="the snakemake command that built the tables")
-    g = sub.add_parser("pages", help="render docs/results.md and the README's summary from reference/")
+    g = sub.add_parser(
+        "pages",
+        help="render docs/results.md, the README's summary and docs/protocol-scoreboard.md's findings "
+        "from reference/",
+    )
     g.add_argument("--reference", default=str(manifest.REFERENCE))
     g.add_argument("--page", default="docs/results.md")
     g.add_argument("--readme", default="README.md")
-    g.add_argument("--scoreboard-page", default="docs/protocol-scoreboard.md",
-                   help="the page that opens with the protocol's answer and the ledger under it")  # fmt: skip
+    g.add_argument(
+        "--scoreboard",
+        default="docs/protocol-scoreboard.md",
+        help="the page carrying the protocol section, its answer and the ledger under it",
+    )
     g.add_argument("--configfile", nargs="+", default=["config/config.yaml"])
     h = sub.add_parser(
         "changes",
@@ -274,33 +281,29 @@ def run(argv: list[str] | None = None) -> int:
 
         reference = _complete_reference("--reference", args.reference, (*REFERENCE_HOLDS, "README.md"))
         page, readme = _new_file("--page", args.page), _file("--readme", args.readme)
-        scoreboard_page = _file("--scoreboard-page", args.scoreboard_page)
+        board = _file("--scoreboard", args.scoreboard)
         config = _config(args.configfile)
         notes = reference / "README.md"
         ledger = tables.page_ledger(reference, config, Path.cwd())
+        # each generated block into the page that carries it (one page may carry both)
+        texts = {readme: readme.read_text(), board: board.read_text()}
         try:
-            text = replace_readme_summary(readme.read_text(), render_readme_summary(reference, ledger))
-            text = replace_protocol_section(text, render_protocol_section(reference, Path.cwd()))
-            text = replace_answer(text, tables.reference_answer(reference, config, Path.cwd()))
-            board_text = replace_answer(scoreboard_page.read_text(),
-                                        tables.reference_answer(reference, config, Path.cwd(), ledger=True),
-                                        str(scoreboard_page))  # fmt: skip
+            texts[readme] = replace_readme_summary(texts[readme], render_readme_summary(reference, ledger))
+            texts[readme] = replace_answer(texts[readme], tables.reference_answer(reference, config, Path.cwd()))
+            protocol = render_protocol_section(reference, Path.cwd())
+            texts[board] = replace_protocol_section(texts[board], protocol, str(board))
+            texts[board] = replace_answer(
+                texts[board], tables.reference_answer(reference, config, Path.cwd(), ledger=True), str(board)
+            )
             section = another_cpu.render_another_cpu_section(reference, config, Path.cwd())
             notes_text = replace_block(notes.read_text(), another_cpu.BEGIN, another_cpu.END, section,
                                        str(notes))  # fmt: skip
-        except ValueError as err:  # a README without its generated blocks
-            raise BadArgument(
-                f"--readme {args.readme}, --scoreboard-page {args.scoreboard_page} or --reference "
-                f"{args.reference}: {err}"
-            ) from err
-        write_whole(
-            {page: render_results_page(reference, Path.cwd(), ledger), readme: text, notes: notes_text,
-             scoreboard_page: board_text}
-        )  # fmt: skip
-        print(
-            f"wrote {args.page}, the summary and the protocol's answer in {args.readme}, the answer in "
-            f"{args.scoreboard_page} and {notes}'s section Another CPU model"
-        )
+        except ValueError as err:  # a page without its generated block
+            flags = f"--readme {args.readme}, --scoreboard {args.scoreboard} or --reference {args.reference}"
+            raise BadArgument(f"{flags}: {err}") from err
+        write_whole({page: render_results_page(reference, Path.cwd(), ledger), **texts, notes: notes_text})
+        print(f"wrote {args.page}, the summary and the protocol's answer in {args.readme}, the protocol "
+              f"section and its answer in {args.scoreboard} and {notes}'s section Another CPU model")  # fmt: skip
         return 0
     if args.command == "collect-another-cpu":
         results = _directory("--results", args.results, ("tables",))

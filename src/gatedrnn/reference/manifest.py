@@ -304,7 +304,7 @@ def collect(
 
 def this_machine(config: dict) -> dict:
     """What a stage ran on: trained floats are bit-identical only on the same CPU
-    model with the same threads per job (README: comparing a run)."""
+    model with the same threads per job (docs/numerics.md: comparing a run)."""
     import torch
 
     return {

@@ -1,5 +1,5 @@
-"""The README's section "Which protocol reproduces the study" (and the same on
-docs/results.md), rendered from the committed reference run's tables alone: the
+"""The section "What the reference run found" of docs/protocol-scoreboard.md (and the
+same on docs/results.md), rendered from the committed reference run's tables alone: the
 scoreboard of regimes, the small corpus, the alphabet the study's parameter counts
 imply, and the check of E3's forget-bias inversion. Each part is written once its
 table is in ``reference/tables/``; every number is a cell of it (or the published
@@ -294,7 +294,7 @@ def forget_bias_part(reference: Path) -> list[str]:
 
 
 def render_protocol_section(reference: str | Path, workflow: str | Path = ".") -> str:
-    """The section, between its markers (the README) or bare (``docs/results.md``)."""
+    """The section, between its markers (docs/protocol-scoreboard.md) or bare (``docs/results.md``)."""
     reference, workflow = Path(reference), Path(workflow)
     published = published_values(workflow)
     lines = [
@@ -320,5 +320,7 @@ def render_protocol_section(reference: str | Path, workflow: str | Path = ".") -
     return "\n".join(lines).rstrip() + "\n"
 
 
-def replace_protocol_section(readme: str, section: str) -> str:
-    return replace_block(readme, PROTOCOL_BEGIN, PROTOCOL_END, f"{PROTOCOL_BEGIN}\n{section}{PROTOCOL_END}")
+def replace_protocol_section(page: str, section: str, where: str = "docs/protocol-scoreboard.md") -> str:
+    return replace_block(
+        page, PROTOCOL_BEGIN, PROTOCOL_END, f"{PROTOCOL_BEGIN}\n{section}{PROTOCOL_END}", where
+    )

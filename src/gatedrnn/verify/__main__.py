@@ -139,7 +139,7 @@ def cmd_reference(args) -> int:
 
     import yaml
 
-    from gatedrnn.estimate import format_hours
+    from gatedrnn.estimate import format_hours, format_range
     from gatedrnn.plan.paths import CORPUS_PROVENANCE
     from gatedrnn.verify import against_reference as check
 
@@ -172,7 +172,7 @@ def cmd_reference(args) -> int:
         steps = config["train"]["steps"]
         print(
             f"verify: training {name} again ({steps} steps, numerics.cpu_isa {cpu_isa}) and comparing it "
-            f"with {manifest_path}: about {format_hours(seconds)} on this machine"
+            f"with {manifest_path}: {format_range(seconds)} on this machine (the more, the busier it is)"
         )
         if cpu_isa == "native" or (config["train"]["device"] != "cpu" and check.gpu_present()):
             print(
