@@ -145,3 +145,21 @@ def test_models_trained_elsewhere_are_counted_by_distinct_cpu(tmp_path):
     path.write_text(json.dumps({"full_size": {"default/lstm_w8_s0": {**record, "weights_sha256": "bb"}}}))
     assert "`default/lstm_w8_s0`" in verified_elsewhere_sentence(manifest, tmp_path)
     assert "does not have this run's weights" in verified_elsewhere_sentence(manifest, tmp_path)
+
+
+def test_the_cpus_passed_before_are_named_once_and_this_one_is_placed():
+    """Issue 52: "passed before on: AMD EPYC, Intel(R) Xeon(R) Processor, AMD EPYC" named one
+    model twice and did not say whether this CPU was listed."""
+    from gatedrnn.verify.fingerprint import passed_before
+
+    avx2, avx512 = ["sse2", "avx", "avx2", "fma"], ["sse2", "avx", "avx2", "fma", "avx512f"]
+    listed = {"passed_on": [{"cpu_model": "AMD EPYC", "cpu_flags": avx2},
+                            {"cpu_model": "Intel Xeon", "cpu_flags": avx512},
+                            {"cpu_model": "AMD EPYC", "cpu_flags": avx512},
+                            {"cpu_model": "AMD EPYC", "cpu_flags": avx512}]}  # fmt: skip
+    here = {"cpu_model": "AMD EPYC", "cpu_vendor": "AuthenticAMD", "cpu_flags": avx512, "torch_version": "x"}
+    said = passed_before(listed, here)
+    assert said.startswith("passed before on 3 CPU models: AMD EPYC with AVX2; Intel Xeon with AVX-512; ")
+    assert said.endswith("this one (AMD EPYC with AVX-512) is listed")
+    elsewhere = passed_before(listed, here | {"cpu_model": "Intel Core"})
+    assert elsewhere.endswith("(Intel Core with AVX-512) is not listed yet: --record-cpu adds it")

@@ -51,8 +51,7 @@ def cmd_fingerprint(args) -> int:
             here, there = found_numerics["torch_version"], expected.get("torch")
             print(f"  (torch {here} here, {there} in the fingerprint: another build computes otherwise)")
         return 1
-    known = ", ".join(entry["cpu_model"] for entry in expected["passed_on"])
-    print(f"bit-identical to the fingerprint (passed before on: {known})")
+    print(f"bit-identical to the fingerprint ({fingerprint.passed_before(expected, found_numerics)})")
     if args.record_cpu and args.emulated_by:
         added = fingerprint.record_emulated_pass(expected, args.emulated_by, found_numerics)
         fingerprint.save(expected, path)

@@ -104,6 +104,23 @@ def this_cpu(found: dict) -> dict:
     }
 
 
+def _cpu_label(entry: dict) -> str:
+    widest = "AVX-512" if "avx512f" in entry.get("cpu_flags", []) else "AVX2"
+    return f"{entry['cpu_model']} with {widest}"
+
+
+def passed_before(fingerprint: dict, found: dict) -> str:
+    """The CPUs ``passed_on`` lists, each once with its widest vector extension (two EPYC
+    generations share a model name), and whether this one is among them."""
+    labels = list(dict.fromkeys(_cpu_label(entry) for entry in fingerprint.get("passed_on", [])))
+    here = this_cpu(found)
+    listed = any((known["cpu_model"], known["cpu_flags"]) == (here["cpu_model"], here["cpu_flags"])
+                 for known in fingerprint.get("passed_on", []))  # fmt: skip
+    status = "listed" if listed else "not listed yet: --record-cpu adds it"
+    before = f"passed before on {len(labels)} CPU models: {'; '.join(labels)}"
+    return f"{before}; this one ({_cpu_label(here)}) is {status}"
+
+
 def load(path: Path = FINGERPRINT) -> dict:
     path = Path(path)
     if not path.exists():
