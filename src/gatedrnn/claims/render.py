@@ -132,13 +132,13 @@ def render_html(ledger: pd.DataFrame, title: str = "The claims ledger", note: st
     rows = []
     for row in ledger.itertuples(index=False):
         tip = f"{row.kind}: {row.rule} {row.tolerance}; read from {row.table} {row.column} [{row.selector}]"
-        note = verdict_text(row).removeprefix(row.verdict)
+        said = verdict_text(row).removeprefix(row.verdict)
         rows.append(
             f'<tr class="claim {esc(row.verdict)}" data-claim-id="{esc(row.id)}" data-kind="{esc(row.kind)}" '
             f'title="{esc(tip)}">'
             f'<td><code>{esc(row.id)}</code><div class="what">{esc(row.description)}</div></td>'
             f"<td>{esc(str(row.published))}</td><td>{esc(str(row.reproduced))}</td>"
-            f'<td class="verdict">{esc(row.verdict)}<span class="note">{esc(note)}</span></td>'
+            f'<td class="verdict">{esc(row.verdict)}<span class="note">{esc(said)}</span></td>'
             f'<td class="regimes">{esc(str(row.regimes))}</td></tr>'
         )
     labels = [label for label, _, _ in COUNTS]
