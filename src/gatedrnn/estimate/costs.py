@@ -3,6 +3,7 @@ benchmarks or from a calibration under the run's pinned numerics."""
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from dataclasses import asdict, dataclass, field, replace

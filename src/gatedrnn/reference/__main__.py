@@ -289,7 +289,8 @@ def run(argv: list[str] | None = None) -> int:
         texts = {readme: readme.read_text(), board: board.read_text()}
         try:
             texts[readme] = replace_readme_summary(texts[readme], render_readme_summary(reference, ledger))
-            texts[readme] = replace_answer(texts[readme], tables.reference_answer(reference, config, Path.cwd()))
+            answer = tables.reference_answer(reference, config, Path.cwd())
+            texts[readme] = replace_answer(texts[readme], answer)
             protocol = render_protocol_section(reference, Path.cwd())
             texts[board] = replace_protocol_section(texts[board], protocol, str(board))
             texts[board] = replace_answer(
@@ -303,7 +304,7 @@ def run(argv: list[str] | None = None) -> int:
             raise BadArgument(f"{flags}: {err}") from err
         write_whole({page: render_results_page(reference, Path.cwd(), ledger), **texts, notes: notes_text})
         print(f"wrote {args.page}, the summary and the protocol's answer in {args.readme}, the protocol "
-              f"section and its answer in {args.scoreboard} and {notes}'s section Another CPU model")  # fmt: skip
+              f"section and its answer in {args.scoreboard}, {notes}'s Another CPU model")  # fmt: skip
         return 0
     if args.command == "collect-another-cpu":
         results = _directory("--results", args.results, ("tables",))
