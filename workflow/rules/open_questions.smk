@@ -319,3 +319,32 @@ rule model_normalisation:
         models=PLAN.claim_models,
     script:
         "../scripts/model_normalisation.py"
+
+
+# G8, does tying the gates cost the LSTM anything: the tied-gate LSTM (cifg) at the
+# reference LSTM's width and budget; the grid's reference LSTM and budget GRU are reused.
+COUPLED_GATES = {
+    "lstm": PLAN.model_id("lstm", PLAN.reference_width),
+    "cifg_same_width": PLAN.model_id("cifg", PLAN.reference_width),
+    "cifg_same_budget": PLAN.model_id("cifg", "budget"),
+    "gru_same_budget": PLAN.model_id("gru", "budget"),
+}
+
+
+rule coupled_gates:
+    """The LSTM with i = 1 - f against the LSTM and the budget GRU: losses, keep-gate
+    half-lives, and D4's split with the tie as the only change."""
+    input:
+        summaries=run_files(QUESTION_RUNS.coupled_gates, "summary.json"),
+        gates=run_files(QUESTION_RUNS.coupled_gates, "gates"),
+    output:
+        reported("results/tables/coupled_gates.csv", "G", "G8 the tied gates"),
+    log:
+        log_for("open_questions/coupled_gates"),
+    conda:
+        ENV
+    params:
+        code=code_version("coupled_gates.py"),
+        models=COUPLED_GATES,
+    script:
+        "../scripts/coupled_gates.py"

@@ -303,13 +303,16 @@ class Plan:
     def gate_runs(self) -> tuple[Run, ...]:
         """Every run whose probe gates `rule all` reads: the grid (C1), the reference LSTM
         and the budget-matched GRU (C2-D5), the regime sweep, longer training, and the
-        old model's LSTM and budget GRU (G7, the normalisation)."""
+        old model's LSTM and budget GRU (G7, the normalisation), and the tied-gate LSTMs beside
+        the reference LSTM and budget GRU (G8)."""
         needed = [self.runs(self.grid), self.runs(self.sweep_models), self.regime_sweep_runs]
         if "longer_training" in self.enabled_questions:
             needed.append(self.questions.longer_training)
         if "model_normalisation" in self.enabled_questions:
             regime = self.config["open_questions"]["model_normalisation"]["regime"]
             needed.append(self.runs(self.sweep_models, regime))
+        if "coupled_gates" in self.enabled_questions:
+            needed.append(self.questions.coupled_gates)
         needed.append(self.corpus_size_runs)
         return tuple(dict.fromkeys(run for runs in needed for run in runs))
 

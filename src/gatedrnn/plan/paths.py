@@ -167,6 +167,7 @@ OPEN_QUESTION_TABLES = {
     "cho_gru": "results/tables/cho_vs_pytorch_gru.csv",
     "long_memory": "results/tables/long_memory.csv",
     "model_normalisation": "results/tables/model_normalisation.csv",
+    "coupled_gates": "results/tables/coupled_gates.csv",
 }
 # G7: the tables the ledger reads from the comparison's models, made again from the
 # models of the question's regime (today's old model) by the same rules.

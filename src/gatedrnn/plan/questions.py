@@ -47,6 +47,10 @@ class QuestionRuns:
     # 7. The comparison's three models under the old model's regime, at the grid's seeds
     # (the study's model: the grid's own runs).
     model_normalisation: tuple[Run, ...] = ()
+    # 8. The tied-gate LSTM (cifg) at the reference LSTM's width and budget, beside the
+    # grid's reference LSTM and budget GRU, at the grid's seeds; the cifg runs alone.
+    coupled_gates: tuple[Run, ...] = ()
+    coupled_gates_cifg: tuple[Run, ...] = ()
 
     def of(self, question: str) -> tuple[Run, ...]:
         """Every run one question's rule reads (its trained models, counterparts included)."""
@@ -58,6 +62,7 @@ class QuestionRuns:
             "cho_gru": self.cho_gru,
             "long_memory": self.long_memory + self.long_memory_counterpart_runs,
             "model_normalisation": self.model_normalisation,
+            "coupled_gates": self.coupled_gates,
         }[question]
 
 
@@ -130,6 +135,15 @@ def question_runs(
     old_regime = check_question_regime(config, "model_normalisation", normalisation["regime"])
     normalisation_runs = runs_of([(old_regime, comparison)], config["grid"]["seeds"])
 
+    # the grid's reference LSTM and budget GRU are reused, not trained again
+    reference = config["grid"]["reference_width"]
+    cifg_runs = runs_of(
+        [("default", [model_id("cifg", reference), model_id("cifg", "budget")])], config["grid"]["seeds"]
+    )
+    untied_runs = runs_of(
+        [("default", [model_id("lstm", reference), model_id("gru", "budget")])], config["grid"]["seeds"]
+    )
+
     return QuestionRuns(
         reset_pinned=reset_pinned,
         reset_noreset=reset_noreset,
@@ -143,6 +157,8 @@ def question_runs(
         long_memory_counterparts=counterparts,
         long_memory_counterpart_runs=counterpart_runs,
         model_normalisation=normalisation_runs,
+        coupled_gates=untied_runs + cifg_runs,
+        coupled_gates_cifg=cifg_runs,
     )
 
 

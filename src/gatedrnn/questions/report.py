@@ -10,6 +10,7 @@ import pandas as pd
 from gatedrnn.io.records import read_table
 from gatedrnn.questions.cho_gru import cho_gru_sentences
 from gatedrnn.questions.common import Log
+from gatedrnn.questions.coupled_gates import coupled_gates_sentences
 from gatedrnn.questions.long_memory import long_memory_sentences
 from gatedrnn.questions.longer_training import longer_training_sentences
 from gatedrnn.questions.model_normalisation import model_normalisation_sentences
@@ -26,6 +27,7 @@ REPORT_SECTIONS = {
     "cho_vs_pytorch_gru": ("The reset-before (Cho) GRU", cho_gru_sentences),
     "long_memory": ("A task that needs long memory", long_memory_sentences),
     "model_normalisation": ("What the normalisation changes", model_normalisation_sentences),
+    "coupled_gates": ("Does tying the gates cost the LSTM anything?", coupled_gates_sentences),
 }
 
 
@@ -34,7 +36,7 @@ def open_questions_report(tables: dict[str, pd.DataFrame], folder: str = "result
 
     ``tables`` maps a table's file stem (``open_reset_gate``, ``split_by_width``,
     ``two_layers``, ``longer_training``, ``cho_vs_pytorch_gru``, ``long_memory``,
-    ``model_normalisation``)
+    ``model_normalisation``, ``coupled_gates``)
     to its frame; missing tables (switched-off questions) are left out. ``folder``:
     where the tables lie, as the report names it (a run's, or ``reference/tables``).
     """
