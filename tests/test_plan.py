@@ -279,7 +279,7 @@ def test_switching_the_regime_sweep_off():
     assert off.targets["regime_sweep"] == []
     gone = names(on.training_runs) - names(off.training_runs)
     assert {regime for regime, _ in gone} == set(on.regimes) - set(DEFAULT["regimes"]) - set(small)
-    assert len(off.training_runs) == 87 + 12 and len(off.gate_runs) == 72 - 36
+    assert len(off.training_runs) == 93 + 12 and len(off.gate_runs) == 78 - 36
 
 
 @pytest.mark.parametrize(
