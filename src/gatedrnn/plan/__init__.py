@@ -302,17 +302,14 @@ class Plan:
     @property
     def gate_runs(self) -> tuple[Run, ...]:
         """Every run whose probe gates `rule all` reads: the grid (C1), the reference LSTM
-        and the budget-matched GRU (C2-D5), the regime sweep, longer training, and the
-        old model's LSTM and budget GRU (G7, the normalisation), and the tied-gate LSTMs beside
-        the reference LSTM and budget GRU (G8)."""
+        and the budget-matched GRU (C2-D5), the regime sweep, longer training (G4), the old
+        model's LSTM and budget GRU (G7), and the tied-gate LSTMs (G8)."""
         needed = [self.runs(self.grid), self.runs(self.sweep_models), self.regime_sweep_runs]
-        if "longer_training" in self.enabled_questions:
-            needed.append(self.questions.longer_training)
+        for question in ("longer_training", "coupled_gates"):  # in a fixed order
+            needed += [self.questions.of(question)] if question in self.enabled_questions else []
         if "model_normalisation" in self.enabled_questions:
             regime = self.config["open_questions"]["model_normalisation"]["regime"]
             needed.append(self.runs(self.sweep_models, regime))
-        if "coupled_gates" in self.enabled_questions:
-            needed.append(self.questions.coupled_gates)
         needed.append(self.corpus_size_runs)
         return tuple(dict.fromkeys(run for runs in needed for run in runs))
 

@@ -143,9 +143,7 @@ SECTIONS = (
     Section("questions", "G7: what the study's normalisation changes", "model_normalisation.csv", (),
             "The study's model (LayerNorm before the read-out, its vocabulary) against the model "
             "without them, trained under the same pin."),
-    Section("questions", "G8: does tying the gates cost the LSTM anything?", "coupled_gates.csv",
-            ("kind", "model", "seed", "params", "best_val_loss", "keep_gate_mean", "half_life_median",
-             "component", "comparison", "loss_difference", "share_of_total"),
+    Section("questions", "G8: does tying the gates cost the LSTM anything?", "coupled_gates.csv", (),
             "The LSTM with i = 1 - f (cifg) at the LSTM's width and on its budget beside the LSTM and "
             "the budget GRU; split rows: variant - reference on the medians over seeds."),
 )  # fmt: skip
@@ -295,9 +293,7 @@ def section_lines(reference: Path, section: Section, ledger) -> list[str]:
 
 
 def still_to_come(reference: Path, manifest: dict, stage: str) -> list[str]:
-    """The experiments of a stage's sections whose tables are not in ``reference/tables``
-    yet, each once: still to come while its latest part was collected partial, else added
-    after the reference run (G8), to come with the next retrain."""
+    """A stage's experiments without tables yet: still to come (partial) or added after the run."""
     partial = manifest["stages"][collected(manifest, stage)[-1]].get("partial")
     missing = [s for s in SECTIONS if s.stage == stage and not (reference / "tables" / s.table).exists()]
     first_title = {}  # an experiment may have several sections (G3: two tables)
@@ -307,9 +303,8 @@ def still_to_come(reference: Path, manifest: dict, stage: str) -> list[str]:
     if not first_title:
         return []
     names = ", ".join(f"{code} ({title})" for code, title in first_title.items())
-    if partial:
-        return [f"Collected in part: still to come are {names}.", ""]
-    return [f"Added after the reference run, to come with its next retrain: {names}.", ""]
+    return [f"Collected in part: still to come are {names}." if partial else
+            f"Added after the reference run, to come with its next retrain: {names}.", ""]  # fmt: skip
 
 
 def render_results_page(reference: str | Path, workflow: str | Path = ".", ledger=None) -> str:
