@@ -24,7 +24,8 @@ COLUMNS = ["id", "table", "study_value", "old_value", "study_verdict", "old_verd
 
 def claim_value(claim: Claim, tables: Mapping[str, pd.DataFrame]) -> float:
     """The number a value claim reads (NaN for a finding, a range or a missing row)."""
-    if claim.selector is None or claim.tolerance.get("overlap"):
+    # a finding (its `compare`) has no one number, though it may inherit a group's selector
+    if claim.selector is None or claim.compare is not None or claim.tolerance.get("overlap"):
         return math.nan
     try:
         value = read(claim.selector, tables[claim.selector.table])
