@@ -283,3 +283,28 @@ def test_smoke_run_answers_the_question_with_both_models(smoke_run):
     )
     report = (smoke_run / "results/open_questions.md").read_text()
     assert "**What the normalisation changes** (`model_normalisation.csv`)" in report
+
+
+def test_the_published_claims_compare_on_the_reference_grid_tables_without_error():
+    """Every published claim on the grid's tables is judged on both sets: a finding that
+    inherits its group's selector (D4's ``seed_*`` column, no ``where``) has no one value
+    (NaN), where it once crashed the rule on "selects 6 cells"."""
+    from conftest import REPO
+
+    from gatedrnn.claims import load_claims
+
+    tables = {
+        f"results/tables/{name}": pd.read_csv(REPO / "reference" / "tables" / name)
+        for name in ("gru_vs_lstm.csv", "gru_advantage_split.csv")
+    }
+    names = {
+        "reference_lstm": "lstm_w325",
+        "width_matched_gru": "gru_w325",
+        "budget_matched_gru": "gru_budget325",
+        "budget_matched_rnn": "rnn_budget325",
+    }
+    claims = load_claims(REPO / "workflow" / "resources" / "published.yaml")
+    both = verdicts_on_both(claims, tables, tables, names)
+    finding = both[both["id"] == "D4.finding.about_half_and_half"]
+    assert len(finding) == 1 and math.isnan(finding["study_value"].iloc[0])
+    assert (both["study_verdict"] == both["old_verdict"]).all()
