@@ -218,13 +218,19 @@ CONFIG_CASES = [
         {"protocol": {"small_corpus": {"chars": 10}}},
         "does not fit in the 9 training characters",
     ),
+    # the confirmation's count of regimes is gone: the front decides which regimes (issue #48)
     (
-        "protocol.confirm.regimes 0",
+        "protocol.confirm.regimes, removed",
         REFUSED,
-        {"protocol": {"confirm": {"regimes": 0}}},
-        "['confirm']['regimes']",
+        {"protocol": {"confirm": {"regimes": 3}}},
+        "('regimes' was unexpected)",
     ),
-    ("protocol.confirm.regimes above the sweep's", HANDLED, {"protocol": {"confirm": {"regimes": 100}}}, ""),
+    (
+        "protocol.confirm.seeds empty",
+        REFUSED,
+        {"protocol": {"confirm": {"seeds": []}}},
+        "['confirm']['seeds']",
+    ),
     (
         "no alphabet candidates",
         REFUSED,

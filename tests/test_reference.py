@@ -259,8 +259,8 @@ def test_a_job_resumed_after_a_stop_is_set_against_the_steps_its_benchmark_measu
     from gatedrnn.report.results_page import provenance
 
     assert (
-        "The benchmarks miss 10 steps, trained by processes a session's end stopped"
-        in provenance(manifest)[-1]
+        "- **Not benchmarked**: 10 steps, trained by processes a session's end stopped"
+        in "\n".join(provenance(manifest))
     )
 
 
