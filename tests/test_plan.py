@@ -41,11 +41,11 @@ def refused(mutate, message, base=DEFAULT):
 # ----------------------------------------------------------------- the default config
 
 
-def test_default_config_trains_141_runs_and_extracts_78_gates():
+def test_default_config_trains_135_runs_and_extracts_72_gates():
     plan = plan_of()
-    assert len(plan.training_runs) == 141
-    assert len(plan.gate_runs) == 78
-    assert len(set(plan.training_runs)) == 141  # each run once
+    assert len(plan.training_runs) == 135
+    assert len(plan.gate_runs) == 72
+    assert len(set(plan.training_runs)) == 135  # each run once
     assert set(plan.gate_runs) <= set(plan.training_runs)
     assert len(plan.sweep_points) == 12 + 8  # optimizer points, then windows (3 x 3, one the default)
     # the corpus-size axis: the sweep's 6 optimizer points at 800 steps on the small corpus
@@ -94,7 +94,7 @@ def test_protocol_switched_off_trains_nothing_of_its_own():
     plan = plan_of(off)
     assert plan.corpus_size_points == () and plan.corpus_size_runs == ()
     assert plan.targets["protocol"] == []
-    assert len(plan.training_runs) == 113 + 16  # 16: the window axes
+    assert len(plan.training_runs) == 107 + 16  # 16: the window axes
 
 
 def test_small_corpus_name_taken_is_refused():
@@ -117,7 +117,7 @@ def test_the_plan_is_what_snakemake_schedules(tmp_path):
     plan = plan_of()
     assert {(m.group(1), m.group(2)) for m in MODEL_OUTPUT.finditer(text)} == names(plan.training_runs)
     counts = job_counts(text)
-    assert counts["train"] == len(plan.training_runs) == 141
+    assert counts["train"] == len(plan.training_runs) == 135
     assert counts["gates"] == len(plan.gate_runs)
     for targets in plan.targets.values():
         for target in targets:
@@ -279,7 +279,7 @@ def test_switching_the_regime_sweep_off():
     assert off.targets["regime_sweep"] == []
     gone = names(on.training_runs) - names(off.training_runs)
     assert {regime for regime, _ in gone} == set(on.regimes) - set(DEFAULT["regimes"]) - set(small)
-    assert len(off.training_runs) == 93 + 12 and len(off.gate_runs) == 78 - 36
+    assert len(off.training_runs) == 87 + 12 and len(off.gate_runs) == 72 - 36
 
 
 @pytest.mark.parametrize(
