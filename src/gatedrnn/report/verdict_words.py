@@ -36,7 +36,7 @@ def _number(text) -> float:
 
 def study_value(published: str) -> float:
     """The study's number in a ledger cell: a value, or the median of its seeds
-    (``1.6737 .. 1.6785 (3 seeds, median 1.6776)``)."""
+    (``LOW .. HIGH (N seeds, median M)`` gives M)."""
     found = re.search(r"median ([-0-9.e]+)", str(published))
     return float(found[1]) if found else _number(published)
 
