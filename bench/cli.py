@@ -128,7 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--vocab", type=int, default=None, help=VOCAB_HELP)
     p.add_argument(
         "--settings",
-        default="avx2,portable,avx512",
+        default="portable_avx2,portable,avx2",
         help="comma-separated numerics.cpu_isa settings, or one library: aten=avx2, onednn=AVX2, "
         "mkl=COMPATIBLE+STRICT (+ for a comma), or a setting with one library changed: "
         "portable:mkl=AVX2+STRICT (native is always timed)",

@@ -79,9 +79,19 @@ def cmd_numerics_worker(args) -> None:
     )
 
 
+def setting_preload(setting: str, preload: str | None) -> str | None:
+    """``LD_PRELOAD`` for a setting: the workflow's (MKL's vendor shim under portable_avx2,
+    :func:`gatedrnn.numerics.preload_for`); none for one library alone (``mkl=AVX2+STRICT``)."""
+    from gatedrnn.numerics import preload_for
+
+    base = setting.split(":", 1)[0]
+    return preload_for(base if "=" not in base else "native", preload)
+
+
 def timing(setting: str, cell: str, hidden: int, args) -> dict:
     env = dict(os.environ)
-    for name, value in setting_environment(setting).items():
+    variables = setting_environment(setting) | {"LD_PRELOAD": setting_preload(setting, env.get("LD_PRELOAD"))}
+    for name, value in variables.items():
         if value is None:
             env.pop(name, None)
         else:

@@ -194,7 +194,7 @@ def test_estimate_makes_the_texts_it_needs_on_a_fresh_directory(tmp_path):
     )
     assert (tmp_path / "data/corpus.json").exists() and (tmp_path / "data/long_memory/corpus.json").exists()
     # it times the shapes under the training's kernels, pinned before torch started
-    pinned = "numerics portable: PyTorch AVX2, MKL COMPATIBLE,STRICT, oneDNN AVX"
+    pinned = "numerics portable_avx2: PyTorch AVX2, MKL AVX2,STRICT, oneDNN AVX"
     assert f"calibrating under {pinned}" in proc.stdout
     from conftest import run_snakemake
 

@@ -149,6 +149,23 @@ def test_cores_0_is_refused(tmp_path, fault_ledger):
     fault_ledger.rejected(name)
 
 
+def test_a_pin_whose_shim_cannot_be_built_is_refused_before_any_job(tmp_path, fault_ledger):
+    """numerics.cpu_isa portable_avx2 builds MKL's vendor shim when the Snakefile is parsed:
+    a machine without a working C compiler gets one line naming the way out, and no job runs."""
+    name = fault_ledger.tried("numerics.cpu_isa portable_avx2 without a working C compiler")
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "CC": "false"}
+    proc = run_snakemake(
+        tmp_path / "run", "--cores", "1", "data/corpus.txt", configfile=write_config(tmp_path / "c.yaml"),
+        check=False, timeout=120, env=env,
+    )  # fmt: skip
+    output = proc.stdout + proc.stderr
+    no_traceback(output)
+    assert proc.returncode != 0 and "could not build MKL's vendor shim" in output
+    assert "numerics.cpu_isa: portable" in output
+    assert not (tmp_path / "run" / "data").exists() and not list((tmp_path / "cache").rglob("*.so"))
+    fault_ledger.rejected(name)
+
+
 def fake_corpus(workdir: Path, characters: int = 60000, vocab: int = 52) -> None:
     """data/corpus.txt and corpus.json as the corpus rule writes them (no job run)."""
     (workdir / "data").mkdir(parents=True, exist_ok=True)

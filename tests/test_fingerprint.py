@@ -21,7 +21,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 
 
 def run_fingerprint(*args):
-    env = {k: v for k, v in os.environ.items() if k not in numerics.VARIABLES}
+    env = {k: v for k, v in os.environ.items() if k not in (*numerics.VARIABLES, "LD_PRELOAD")}
     env["PYTHONPATH"] = str(SRC)
     return subprocess.run(
         [sys.executable, "-m", "gatedrnn.verify", "fingerprint", *args],
@@ -38,10 +38,13 @@ def listed(stored: dict) -> bool:
     return any((entry["cpu_model"], entry["cpu_flags"]) == here for entry in stored["passed_on"])
 
 
-def test_this_cpu_trains_the_fingerprints_bits():
-    proc = run_fingerprint()
+@pytest.mark.parametrize("setting", ["portable_avx2", "portable"])
+def test_this_cpu_trains_the_fingerprints_bits(setting):
+    """Both portable settings, each against its own record (the default's and the one the
+    reference runs before December 2026 were made under)."""
+    proc = run_fingerprint("--cpu-isa", setting)
     output = f"{proc.stdout}\n{proc.stderr}"
-    if proc.returncode == 1 and not listed(fingerprint.load()):
+    if proc.returncode == 1 and not listed(fingerprint.load(fingerprint.path_for(setting))):
         # A CPU model the promise was never checked on: its first result, not a regression
         # of a known one. Shown in the summary (-ra); the README's promise does not cover it.
         pytest.skip(f"first run on {numerics.cpu_model()}, and its bits differ:\n{proc.stdout}")
@@ -114,26 +117,28 @@ def test_an_unpinned_process_is_refused(monkeypatch):
 def test_the_full_size_record_holds_the_reference_runs_weights():
     """Every full-size model the fingerprint trained again is the reference's, bit for bit:
     the results page's count of models trained on two CPU models rests on it."""
-    from gatedrnn.report.same_bits import FINGERPRINT, verified_elsewhere
+    from gatedrnn.report.same_bits import fingerprint_path, reference_cpu_isa, verified_elsewhere
 
     repo = SRC.parent
-    # report/ sits below verify/ in the layers, so it names verify's record by path: the same file
-    assert repo / FINGERPRINT == fingerprint.FINGERPRINT
     manifest = json.loads((repo / "reference" / "manifest.json").read_text())
-    models = verified_elsewhere(manifest, fingerprint.load())
+    cpu_isa = reference_cpu_isa(manifest)
+    # report/ sits below verify/ in the layers, so it names verify's record by path: the same file
+    assert repo / fingerprint_path(cpu_isa) == fingerprint.path_for(cpu_isa)
+    models = verified_elsewhere(manifest, fingerprint.load(fingerprint.path_for(cpu_isa)))
     assert models, "the fingerprint's full_size names no model of the reference run"
     assert all(m["same_weights"] for m in models.values()), models
 
 
 def test_models_trained_elsewhere_are_counted_by_distinct_cpu(tmp_path):
-    from gatedrnn.report.same_bits import FINGERPRINT, verified_elsewhere_sentence
+    from gatedrnn.report.same_bits import fingerprint_path, verified_elsewhere_sentence
 
     epyc = {"cpu_model": "AMD EPYC", "cpu_flags": ["avx2"]}
     xeon = {"cpu_model": "Intel Xeon", "cpu_flags": ["avx2", "avx512f"]}
-    manifest = {"training_jobs": {"default/lstm_w8_s0": {"weights_sha256": "aa", "numerics": epyc}}}
+    trained = {"weights_sha256": "aa", "numerics": {**epyc, "cpu_isa": "portable_avx2"}}
+    manifest = {"training_jobs": {"default/lstm_w8_s0": trained}}
     record = {"weights_sha256": "aa", "passed_on": [epyc, xeon, dict(xeon)]}
-    (tmp_path / FINGERPRINT).parent.mkdir(parents=True)
-    path = tmp_path / FINGERPRINT
+    path = tmp_path / fingerprint_path("portable_avx2")  # the record of the reference's setting
+    path.parent.mkdir(parents=True)
 
     path.write_text(json.dumps({"full_size": {"default/lstm_w8_s0": record}}))
     text = verified_elsewhere_sentence(manifest, tmp_path)

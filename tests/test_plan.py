@@ -41,11 +41,14 @@ def refused(mutate, message, base=DEFAULT):
 # ----------------------------------------------------------------- the default config
 
 
-def test_default_config_trains_135_runs_and_extracts_72_gates():
+def test_default_config_trains_204_runs_and_extracts_134_gates():
     plan = plan_of()
-    assert len(plan.training_runs) == 135
-    assert len(plan.gate_runs) == 72
-    assert len(set(plan.training_runs)) == 135  # each run once
+    # grid 4 x 10 seeds; G8's two cifg widths x 10; G2's three widths x 3 models x 3; G1's
+    # two noreset widths x 3; G5 3; E3 2 x 3; G3 3 x 3; G4 2 x 3; G6 2 x 3 + 3; G7 3 x 10;
+    # the regime sweep's 18 new points x 2 and the small corpus's 6 x 2
+    assert len(plan.training_runs) == 40 + 20 + 27 + 6 + 3 + 6 + 9 + 6 + 9 + 30 + 36 + 12 == 204
+    assert len(plan.gate_runs) == 134
+    assert len(set(plan.training_runs)) == 204  # each run once
     assert set(plan.gate_runs) <= set(plan.training_runs)
     assert len(plan.sweep_points) == 12 + 8  # optimizer points, then windows (3 x 3, one the default)
     # the corpus-size axis: the sweep's 6 optimizer points at 800 steps on the small corpus
@@ -94,7 +97,7 @@ def test_protocol_switched_off_trains_nothing_of_its_own():
     plan = plan_of(off)
     assert plan.corpus_size_points == () and plan.corpus_size_runs == ()
     assert plan.targets["protocol"] == []
-    assert len(plan.training_runs) == 107 + 16  # 16: the window axes
+    assert len(plan.training_runs) == 204 - 12  # less the small corpus's 6 points x 2 models
 
 
 def test_small_corpus_name_taken_is_refused():
@@ -117,7 +120,7 @@ def test_the_plan_is_what_snakemake_schedules(tmp_path):
     plan = plan_of()
     assert {(m.group(1), m.group(2)) for m in MODEL_OUTPUT.finditer(text)} == names(plan.training_runs)
     counts = job_counts(text)
-    assert counts["train"] == len(plan.training_runs) == 135
+    assert counts["train"] == len(plan.training_runs) == 204
     assert counts["gates"] == len(plan.gate_runs)
     for targets in plan.targets.values():
         for target in targets:
@@ -157,13 +160,12 @@ def test_rule_patterns_are_the_same_names_with_wildcards():
 def test_grid_and_gate_files_are_model_major():
     plan = plan_of()
     files = plan.grid_files("summary.json", models=plan.comparison)
-    assert files[:4] == [
-        "results/models/default/lstm_w325_s0/summary.json",
-        "results/models/default/lstm_w325_s1/summary.json",
-        "results/models/default/lstm_w325_s2/summary.json",
+    seeds = DEFAULT["grid"]["seeds"]
+    assert files[: len(seeds) + 1] == [
+        *(f"results/models/default/lstm_w325_s{seed}/summary.json" for seed in seeds),
         "results/models/default/gru_budget325_s0/summary.json",
     ]
-    assert len(plan.grid_files("history.csv")) == 12
+    assert len(plan.grid_files("history.csv")) == 4 * len(seeds)
     assert plan.gate_files([plan.reference_lstm], suffix="check.json")[0].endswith("lstm_w325_s0.check.json")
 
 
@@ -279,7 +281,7 @@ def test_switching_the_regime_sweep_off():
     assert off.targets["regime_sweep"] == []
     gone = names(on.training_runs) - names(off.training_runs)
     assert {regime for regime, _ in gone} == set(on.regimes) - set(DEFAULT["regimes"]) - set(small)
-    assert len(off.training_runs) == 87 + 12 and len(off.gate_runs) == 72 - 36
+    assert len(off.training_runs) == 204 - 36 and len(off.gate_runs) == 134 - 36  # 18 points x 2
 
 
 @pytest.mark.parametrize(

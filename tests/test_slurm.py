@@ -40,7 +40,7 @@ def test_slurm_profile_submits_to_slurm():
 def test_the_profiles_comments_say_what_the_readme_and_the_workflow_do():
     """Issue 52: the profile's header said every job goes through SLURM and that the full
     grid is 12 training jobs, where the README says only `train` and `gates` are submitted,
-    and 135 trainings. The comments name the rules workflow/Snakefile schedules (all
+    and 135 trainings (today 204). The comments name the rules workflow/Snakefile schedules (all
     others are localrules) and the README's count of trainings (tested against
     `snakemake -n` in tests/test_readme_counts.py)."""
     import re

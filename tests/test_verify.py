@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO, SMOKE_CONFIG, run_snakemake
 
+from gatedrnn import numerics
 from gatedrnn.verify.against_reference import compare, missing_bits, seed_spread
 
 RECORD = {
@@ -54,9 +55,9 @@ def test_same_pin_other_bits_blame_the_cpu():
 
 
 def test_native_and_gpu_compare_within_the_seed_spread():
-    for numerics in ({"cpu_isa": "native"}, {"device": "cuda"}):
+    for unpinned in ({"cpu_isa": "native"}, {"device": "cuda"}):
         changed = {"weights_sha256": "d" * 64, "best_val_loss": 2.55}
-        changed["numerics"] = RECORD["numerics"] | numerics
+        changed["numerics"] = RECORD["numerics"] | unpinned
         here = RECORD | changed
         within = compare(RECORD, here, [2.45, 2.5, 2.6])
         assert within.identical and not within.bits_expected
@@ -109,7 +110,7 @@ def test_verify_end_to_end_at_smoke_size(tmp_path):
     workdir = tmp_path / "run"
     targets = [f"results/models/default/lstm_w24_s{seed}/summary.json" for seed in (0, 1)]
     targets.append("results/tables/matched_widths.csv")  # collect takes a stage's tables
-    # the shell asks for other kernels; the config's numerics.cpu_isa (portable) wins
+    # the shell asks for other kernels; the config's numerics.cpu_isa (the default) wins
     shell = {"MKL_CBWR": "AVX512", "ATEN_CPU_CAPABILITY": "default", "ONEDNN_MAX_CPU_ISA": "AVX512_CORE"}
     run_snakemake(workdir, "--cores", "1", *targets, env=shell)
     reference = tmp_path / "reference"
@@ -120,9 +121,10 @@ def test_verify_end_to_end_at_smoke_size(tmp_path):
     subprocess.run(collect, cwd=workdir, env=env, check=True, capture_output=True)
     manifest = json.loads((reference / "manifest.json").read_text())
     record = manifest["training_jobs"]["default/lstm_w24_s0"]
-    assert record["numerics"]["cpu_isa"] == "portable" and len(record["weights_sha256"]) == 64
+    assert record["numerics"]["cpu_isa"] == numerics.DEFAULT and len(record["weights_sha256"]) == 64
     assert record["numerics"]["torch_cpu_capability"] == "AVX2"
-    assert record["numerics"]["environment"]["MKL_CBWR"] == "COMPATIBLE,STRICT"
+    assert record["numerics"]["environment"]["MKL_CBWR"] == "AVX2,STRICT"
+    assert record["numerics"]["mkl_vendor_shim"], "the job ran with MKL's vendor check answered"
 
     # verify works in a directory of its own: the run's own is refused, untouched (issue #53)
     before = {p: p.stat().st_mtime_ns for p in workdir.rglob("*") if p.is_file()}
@@ -144,7 +146,8 @@ def test_verify_end_to_end_at_smoke_size(tmp_path):
 
     # the full-size record of the fingerprint file works on any model the workflow trained
     fingerprint_file = tmp_path / "fingerprint.json"
-    fingerprint_file.write_text((REPO / "tests" / "data" / "numerics_fingerprint.json").read_text())
+    committed = REPO / "tests" / "data" / f"numerics_fingerprint_{numerics.DEFAULT}.json"
+    fingerprint_file.write_text(committed.read_text())
     model_dir = str(workdir / "results" / "models" / "default" / "lstm_w24_s0")
     recorded = verify("fingerprint", "--file", str(fingerprint_file), "--full-size", model_dir)
     assert recorded.returncode == 0 and "recorded default/lstm_w24_s0" in recorded.stdout

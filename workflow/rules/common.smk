@@ -53,6 +53,7 @@ if not os.path.abspath(gatedrnn.__file__).startswith(os.path.join(SRC, "")):
 
 from gatedrnn.code_version import code_version as _code_version
 from gatedrnn.numerics import DEFAULT as DEFAULT_CPU_ISA
+from gatedrnn.numerics import NumericsMismatch
 from gatedrnn.numerics import pin as pin_numerics
 from gatedrnn.plan.checks import refuse_non_finite
 from gatedrnn.plan.config_files import refuse_config_files, retype_overrides
@@ -128,8 +129,12 @@ refuse_float_integers(config, SCHEMA_PATH)
 # Snakemake's own environment, before any job starts, so that every job (local, SLURM,
 # conda) inherits it and has it before torch is imported; the config wins over the
 # shell. The train job checks what torch dispatches to and records it in its summary.
+# Under portable_avx2 this builds MKL's vendor shim once (a C compiler) and preloads it.
 CPU_ISA = config.get("numerics", {}).get("cpu_isa", DEFAULT_CPU_ISA)
-pin_numerics(CPU_ISA)
+try:
+    pin_numerics(CPU_ISA)
+except NumericsMismatch as err:
+    raise WorkflowError(f"Error validating config file: {err}") from None
 
 # The plan of runs (gatedrnn.plan, unit-tested in tests/test_plan.py): every regime,
 # run, file name and target of this config. Refuses a config whose sweeps or open

@@ -1,8 +1,9 @@
 """What the results page says about models trained twice, on one CPU model or two:
 the reference run's own retrainings (a stage started on a fresh machine trains the
 earlier stages' models again) and the full-size models ``python -m gatedrnn.verify
-fingerprint --full-size`` trained again on other machines (its record,
-``tests/data/numerics_fingerprint.json``), each set beside the reference's weight hash.
+fingerprint --full-size`` trained again on other machines (its record for the reference's
+numerics setting, ``tests/data/numerics_fingerprint_<cpu_isa>.json``), each set beside the
+reference's weight hash.
 """
 
 from __future__ import annotations
@@ -10,7 +11,19 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-FINGERPRINT = Path("tests") / "data" / "numerics_fingerprint.json"
+
+def fingerprint_path(cpu_isa: str) -> Path:
+    """The fingerprint record of a numerics setting (as :func:`gatedrnn.verify.fingerprint.path_for`,
+    which sits above this layer), relative to the workflow."""
+    return Path("tests") / "data" / f"numerics_fingerprint_{cpu_isa}.json"
+
+
+def reference_cpu_isa(manifest: dict) -> str | None:
+    """The numerics setting the reference's trainings ran under (the first that records one)."""
+    for job in manifest.get("training_jobs", {}).values():
+        if (job.get("numerics") or {}).get("cpu_isa"):
+            return job["numerics"]["cpu_isa"]
+    return None
 
 
 def retraining_sentence(manifest: dict) -> str:
@@ -61,14 +74,16 @@ def verified_elsewhere(manifest: dict, fingerprint: dict) -> dict:
 def verified_elsewhere_sentence(manifest: dict, workflow: Path) -> str:
     """The full-size models trained on two or more CPU models with this run's weights bit for
     bit, or the first whose weights are not this run's; empty without a fingerprint record."""
-    path = Path(workflow) / FINGERPRINT
-    if not path.exists():
+    cpu_isa = reference_cpu_isa(manifest)
+    record = fingerprint_path(cpu_isa or "")
+    path = Path(workflow) / record
+    if cpu_isa is None or not path.exists():
         return ""
     models = verified_elsewhere(manifest, json.loads(path.read_text()))
     differing = [name for name, m in models.items() if not m["same_weights"]]
     if differing:
         return (f" `{differing[0]}` trained again by `python -m gatedrnn.verify fingerprint "
-                f"--full-size` (`{FINGERPRINT}`) does not have this run's weights.")  # fmt: skip
+                f"--full-size` (`{record}`) does not have this run's weights.")  # fmt: skip
     shared = {name: m["cpus"] for name, m in models.items() if len(m["cpus"]) >= 2}
     if not shared:
         return ""
@@ -79,5 +94,5 @@ def verified_elsewhere_sentence(manifest: dict, workflow: Path) -> str:
     return (
         f" Full-size models trained on two or more CPU models, each time with this run's weights "
         f"bit for bit: {len(shared)} ({listed}; trained again by `python -m gatedrnn.verify "
-        f"fingerprint --full-size`, recorded in `{FINGERPRINT}`)."
+        f"fingerprint --full-size`, recorded in `{record}`)."
     )

@@ -2,7 +2,7 @@
 
 - :mod:`gatedrnn.verify.fingerprint`: short trainings of every cell at small width
   under the pinned numerics, and the sha256 of their weights, against the committed
-  ``tests/data/numerics_fingerprint.json`` (seconds; the CPUs it has passed on).
+  ``tests/data/numerics_fingerprint_<cpu_isa>.json`` (seconds; the CPUs it has passed on).
 - :mod:`gatedrnn.verify.against_reference`: the reference run's cheapest model trained
   again on the real corpus and compared with ``reference/manifest.json`` (minutes).
 

@@ -83,6 +83,19 @@ def cmd_emulated(args) -> int:
     return emulation.run(child)
 
 
+def trained_cpu_isa(model_dir: Path) -> str | None:
+    """The numerics.cpu_isa a model's summary.json records (None: no summary, or none recorded)."""
+    import json
+
+    summary = model_dir / "summary.json"
+    if not summary.is_file():
+        return None
+    try:
+        return (json.loads(summary.read_text()).get("numerics") or {}).get("cpu_isa")
+    except ValueError:
+        return None  # cmd_full_size names the damaged file
+
+
 def cmd_full_size(args) -> int:
     """A full-size model the workflow trained, against the fingerprint file's record of it."""
     from gatedrnn.verify import fingerprint
@@ -209,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command")
     f = sub.add_parser("fingerprint", help="every cell trained tiny, against the committed fingerprint")
     f.add_argument("--cpu-isa", dest="fingerprint_isa", choices=list(numerics.SETTINGS), default=None)
-    f.add_argument("--file", default=None, help="default: tests/data/numerics_fingerprint.json")
+    f.add_argument("--file", default=None, help="default: tests/data/numerics_fingerprint_<cpu_isa>.json")
     f.add_argument("--record-cpu", action="store_true", help="after a pass, add this CPU to passed_on")
     f.add_argument("--write", action="store_true", help="write it anew here (resets passed_on)")
     f.add_argument(
@@ -227,12 +240,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.command == "fingerprint":
-        from gatedrnn.verify.fingerprint import FINGERPRINT
+        from gatedrnn.verify.fingerprint import path_for
 
         args.cpu_isa = args.fingerprint_isa or args.cpu_isa or numerics.DEFAULT
-        args.file = args.file or str(FINGERPRINT)
-        if args.full_size:
+        if args.full_size:  # the record of the setting the model was trained under
+            args.file = args.file or str(path_for(trained_cpu_isa(Path(args.full_size)) or args.cpu_isa))
             return cmd_full_size(args)
+        args.file = args.file or str(path_for(args.cpu_isa))
         return cmd_emulated(args) if args.emulate else cmd_fingerprint(args)
     return cmd_reference(args)
 

@@ -2,7 +2,8 @@
 
 Each cell (and two layers) trained for a few steps at a small width on the workflow's
 own synthetic text, under the pinned numerics; the sha256 of each model's weights
-(:func:`gatedrnn.numerics.weights_sha256`) against ``tests/data/numerics_fingerprint.json``.
+(:func:`gatedrnn.numerics.weights_sha256`) against the setting's record,
+``tests/data/numerics_fingerprint_<cpu_isa>.json`` (:func:`path_for`).
 The width (20) is no multiple of a vector's lanes, so the kernels' remainder loops count
 too. The file also lists every CPU the check has passed on (``passed_on``):
 ``python -m gatedrnn.verify fingerprint --record-cpu`` adds this one after a pass.
@@ -20,7 +21,16 @@ from pathlib import Path
 from gatedrnn import numerics
 from gatedrnn.io.files import read_json
 
-FINGERPRINT = Path(__file__).resolve().parents[3] / "tests" / "data" / "numerics_fingerprint.json"
+DATA = Path(__file__).resolve().parents[3] / "tests" / "data"
+
+
+def path_for(cpu_isa: str) -> Path:
+    """The record of ``cpu_isa``'s bits: one file per setting, so that a new default pin
+    starts its own record and the old one keeps the CPUs it passed on."""
+    return DATA / f"numerics_fingerprint_{cpu_isa}.json"
+
+
+FINGERPRINT = path_for(numerics.DEFAULT)
 
 # name -> (cell, layers): every cell of the study and of the open questions, and two layers
 MODELS = {
