@@ -1,5 +1,13 @@
 """Every constraint the documentation states is a check: one violating config each,
-refused by the real command line (``snakemake -n``) before it plans a single job.
+refused before the workflow plans a single job.
+
+Each case goes through the workflow's own config checks in-process, in the order
+workflow/rules/common.smk calls them (:func:`refused_like_the_workflow`; a test keeps
+the two in step): ``refuse_non_finite``, the schema through ``snakemake.utils.validate``,
+``refuse_float_integers``, ``Plan.from_config``, then the memory a generated text
+needs. The real command line (``snakemake -n``: exit status, message, no DAG, no data/
+or results/) runs once per distinct way a refusal leaves common.smk (``CLI_CASES``):
+a dry run costs about 2.3 CPU-seconds, a case in-process 0.2 (issue #50).
 
 ``CASES`` enumerates the constraints stated in config/config.yaml's comments,
 config/README.md, the schema's descriptions, the README and the docstrings the config
@@ -30,12 +38,16 @@ import torch
 import yaml
 from conftest import REPO, run_snakemake
 from faults.runs import smoke_config, write_config
-from snakemake.utils import update_config
+from snakemake.exceptions import WorkflowError
+from snakemake.utils import update_config, validate
 
 from gatedrnn.analysis import stats
 from gatedrnn.core import fits
 from gatedrnn.plan import Plan
 from gatedrnn.plan.checks import CHECKS, ConfigError
+from gatedrnn.plan.config_files import refuse_float_integers
+from gatedrnn.plan.resources import generated_text_problems, machine_memory_mb
+from gatedrnn.plan.values import refuse_non_finite
 from gatedrnn.train.checks import check_before_training
 
 
@@ -675,9 +687,86 @@ def changed_config(change) -> dict:
     return config
 
 
+SCHEMA_FILE = REPO / "workflow" / "schemas" / "config.schema.yaml"
+COMMON_SMK = REPO / "workflow" / "rules" / "common.smk"
+# The calls of common.smk that refuse a config, in the order it makes them.
+WORKFLOW_CHECKS = (
+    "refuse_non_finite(config, WorkflowError)",
+    'validate(config, schema="../schemas/config.schema.yaml", set_default=False)',
+    "refuse_float_integers(config, SCHEMA_PATH, WorkflowError)",
+    "PLAN = Plan.from_config(config)",
+    'raise WorkflowError(f"Error validating config file: {err}") from None',
+    'MEMORY_LIMIT = (machine_memory_mb(), "this machine\'s memory")',
+    "for _problem in generated_text_problems(PLAN, MEMORY_LIMIT):",
+)
+
+
+def refused_like_the_workflow(config: dict) -> str:
+    """The message with which workflow/rules/common.smk refuses ``config`` run here: its
+    checks (``WORKFLOW_CHECKS``), called in its order, in this process."""
+    config = yaml.safe_load(yaml.safe_dump(config))  # as read from a config file
+    with pytest.raises(WorkflowError) as refusal:
+        refuse_non_finite(config, WorkflowError)
+        validate(config, schema=str(SCHEMA_FILE), set_default=False)
+        refuse_float_integers(config, SCHEMA_FILE, WorkflowError)
+        try:
+            plan = Plan.from_config(config)
+        except ValueError as err:  # as common.smk wraps it
+            raise WorkflowError(f"Error validating config file: {err}") from None
+        for problem in generated_text_problems(plan, (machine_memory_mb(), "this machine's memory")):
+            raise WorkflowError(f"Error validating config file: {problem}")
+    return str(refusal.value)
+
+
+def test_the_in_process_checks_are_the_workflow_s_in_its_order():
+    """refused_like_the_workflow stands for the command line only while common.smk makes
+    the same calls in the same order, before anything that plans or writes."""
+    text = COMMON_SMK.read_text()
+    places = [text.find(call) for call in WORKFLOW_CHECKS]
+    assert -1 not in places, [c for c, at in zip(WORKFLOW_CHECKS, places, strict=True) if at == -1]
+    assert places == sorted(places)
+    assert places[-1] < text.find("\nonstart:") and places[-1] < text.find("\ninclude:")
+
+
 @pytest.mark.parametrize("case", CASES, ids=[case.constraint for case in CASES])
-def test_a_config_breaking_a_stated_constraint_is_refused_by_a_dry_run(case, tmp_path, fault_ledger):
+def test_a_config_breaking_a_stated_constraint_is_refused_before_planning(
+    case, tmp_path, monkeypatch, fault_ledger
+):
     name = fault_ledger.tried(f"config (constraint): {case.constraint}")
+    monkeypatch.chdir(tmp_path)
+    message = refused_like_the_workflow(changed_config(case.change))
+    assert case.fragment in message, f"{case.fragment!r} not in\n{message[-3000:]}"
+    assert not any(tmp_path.iterdir())  # nothing written
+    fault_ledger.rejected(name)
+
+
+# One case per way a refusal leaves common.smk: NaN, the schema, a decimal point, the plan
+# while it is built, a check of gatedrnn.plan.checks, a cell's import path, a generated
+# text too large for this machine's memory.
+CLI_CASES = [
+    case
+    for case in CASES
+    if case.constraint
+    in {
+        "train.lr is finite (.nan)",
+        "no unknown key (a misspelt key)",
+        "integers are written without a decimal point",
+        "forget_bias_sweep's regimes are defined",
+        "eval_every is at most train.steps",
+        "a cell's import path imports",
+        "a synthetic corpus is small enough to build in memory (issue #53)",
+    }
+]
+
+
+def test_the_command_line_cases_are_one_per_way_out():
+    assert len(CLI_CASES) == 7
+    assert {case.where for case in CLI_CASES} == {SCHEMA, PLAN, EVAL, CELLS}
+
+
+@pytest.mark.parametrize("case", CLI_CASES, ids=[case.constraint for case in CLI_CASES])
+def test_a_config_breaking_a_stated_constraint_is_refused_by_a_dry_run(case, tmp_path, fault_ledger):
+    name = fault_ledger.tried(f"config (constraint, snakemake CLI): {case.constraint}")
     configfile = write_config(tmp_path / "config.yaml", config=changed_config(case.change))
     workdir = tmp_path / "run"
     proc = run_snakemake(workdir, "-n", configfile=configfile, check=False, timeout=120)

@@ -60,7 +60,8 @@ def test_default_config_trains_204_runs_and_extracts_134_gates():
 
 def test_smoke_config_plan():
     plan = plan_of(base=SMOKE)
-    assert (len(plan.training_runs), len(plan.gate_runs)) == (45, 34)
+    # issue #50: the sweep at one step count and one window pair (it was 45 and 34)
+    assert (len(plan.training_runs), len(plan.gate_runs)) == (37, 26)
 
 
 def test_corpus_size_axis():

@@ -56,7 +56,11 @@ from gatedrnn.numerics import DEFAULT as DEFAULT_CPU_ISA
 from gatedrnn.numerics import NumericsMismatch
 from gatedrnn.numerics import pin as pin_numerics
 from gatedrnn.plan.checks import refuse_non_finite
-from gatedrnn.plan.config_files import refuse_config_files, retype_overrides
+from gatedrnn.plan.config_files import (
+    refuse_config_files,
+    refuse_float_integers,
+    retype_overrides,
+)
 from gatedrnn.plan.published import regime_view_tables
 from gatedrnn.plan.resources import generated_text_problems, machine_memory_mb
 from gatedrnn.plan.paths import CELL_ANALYSES
@@ -101,29 +105,8 @@ refuse_non_finite(config, WorkflowError)
 # The schema's defaults are config/config.yaml's values, for the reader (and the workflow
 # catalog's parameter table), never filled in: a config lacking a key is refused.
 validate(config, schema="../schemas/config.schema.yaml", set_default=False)
-
-
-def refuse_float_integers(config, schema_path):
-    """JSON Schema counts 40.0 as an integer; range(), tensor shapes and file names
-    (s0.0) do not. Refuse a decimal point wherever the schema asks for an integer."""
-    import jsonschema
-    import yaml
-    from snakemake.exceptions import WorkflowError
-
-    base = jsonschema.Draft202012Validator
-    checker = base.TYPE_CHECKER.redefine("integer", lambda _, value: type(value) is int)
-    strict = jsonschema.validators.extend(base, type_checker=checker)
-    with open(schema_path) as handle:
-        schema = yaml.safe_load(handle)
-    for error in strict(schema).iter_errors(config):
-        key = ".".join(str(part) for part in error.absolute_path)
-        raise WorkflowError(
-            f"Error validating config file: {key} is {error.instance!r}, not an integer; "
-            "write integer settings without a decimal point (40, not 40.0)."
-        )
-
-
-refuse_float_integers(config, SCHEMA_PATH)
+# JSON Schema counts 40.0 as an integer; the workflow does not (gatedrnn.plan.config_files).
+refuse_float_integers(config, SCHEMA_PATH, WorkflowError)
 
 # The instruction set of every job's CPU kernels (gatedrnn.numerics): set here, in
 # Snakemake's own environment, before any job starts, so that every job (local, SLURM,

@@ -11,6 +11,8 @@
   reads such a string as YAML where the schema does not take a string there and does
   take what it reads as (``1600``); a string the schema takes (``corpus.path: 2024``)
   stays a string.
+- A whole number written with a decimal point (``steps: 40.0``), which JSON Schema takes
+  for an integer, is refused where the schema asks for one (:func:`refuse_float_integers`).
 """
 
 from __future__ import annotations
@@ -72,6 +74,24 @@ def refuse_config_files(paths, error: type[Exception] = ConfigError) -> None:
         problem = config_file_problem(path)
         if problem:
             raise error(f"Error validating config file: {problem}")
+
+
+def refuse_float_integers(config: Mapping, schema_path, error: type[Exception] = ConfigError) -> None:
+    """JSON Schema counts 40.0 as an integer; range(), tensor shapes and file names
+    (s0.0) do not. Refuse (``error``) a decimal point wherever the schema at
+    ``schema_path`` asks for an integer, naming the key."""
+    import jsonschema
+
+    base = jsonschema.Draft202012Validator
+    checker = base.TYPE_CHECKER.redefine("integer", lambda _, value: type(value) is int)
+    strict = jsonschema.validators.extend(base, type_checker=checker)
+    schema = yaml.safe_load(Path(schema_path).read_text())
+    for problem in strict(schema).iter_errors(config):
+        key = ".".join(str(part) for part in problem.absolute_path)
+        raise error(
+            f"Error validating config file: {key} is {problem.instance!r}, not an integer; "
+            "write integer settings without a decimal point (40, not 40.0)."
+        )
 
 
 # ------------------------------------------------------------------ --config values
