@@ -361,6 +361,63 @@ def test_figures_draw_from_the_tables(tmp_path):
         assert (tmp_path / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def two_bin_histogram(seed: int, joint: np.ndarray) -> pd.DataFrame:
+    """A 2 x 2 (1 - f, i) histogram table of one seed with the given joint masses."""
+    kept, written = joint.sum(axis=1), joint.sum(axis=0)
+    return pd.DataFrame(
+        [
+            {
+                "model": "lstm_w5",
+                "seed": seed,
+                "bin_kept": a,
+                "bin_input": b,
+                "kept_lo": a / 2,
+                "kept_hi": (a + 1) / 2,
+                "input_lo": b / 2,
+                "input_hi": (b + 1) / 2,
+                "mass": joint[a, b],
+                "independent_mass": kept[a] * written[b],
+            }  # fmt: skip
+            for a in range(2)
+            for b in range(2)
+        ]
+    )
+
+
+def test_d6_draws_the_departure_from_independence_centred_at_zero_and_the_seeds_spread(monkeypatch):
+    # seed 0 coupled (mass on the diagonal), seed 1 a little, seed 2 independent
+    joints = [np.array([[0.4, 0.1], [0.1, 0.4]]), np.array([[0.3, 0.2], [0.2, 0.3]]), np.full((2, 2), 0.25)]
+    histogram = pd.concat(two_bin_histogram(s, j) for s, j in enumerate(joints))
+    edges, departure, agree, seeds = gate_plots.departure_from_independence(histogram)
+    # the product of the marginals is 0.25 in every bin: the departures are 0.15, 0.05, 0
+    np.testing.assert_allclose(departure, [[0.05, -0.05], [-0.05, 0.05]])
+    assert seeds == 3 and list(edges) == [0.0, 0.5, 1.0] and agree.all()
+    flipped = pd.concat([histogram, two_bin_histogram(3, np.array([[0.2, 0.3], [0.3, 0.2]]))])
+    assert not gate_plots.departure_from_independence(flipped)[2].any()
+
+    figures = []
+    monkeypatch.setattr(gate_plots, "save_figure", lambda fig, path: figures.append(fig))
+    units = pd.DataFrame(
+        [
+            {"model": m, "gate": g, "seed": s, "unit": u, "half_life": (u + 1) * (1 + s)}
+            for m, g in (("lstm_w5", "forget"), ("gru_budget5", "update"))
+            for s in range(3)
+            for u in range(4)
+        ]
+    )
+    gate_plots.plot_gru_vs_lstm_gates(histogram, units, "unused.png")
+    left, right = figures[0].axes[0], figures[0].axes[1]
+    mesh = left.collections[0]
+    np.testing.assert_allclose(np.asarray(mesh.get_array()).reshape(2, 2), departure.T * 100)
+    assert mesh.norm.vmin == -mesh.norm.vmax and mesh.cmap.name == "RdBu_r"  # diverging, centred at 0
+    assert "median of 3 seeds" in left.get_title()
+    # per rank: the median over seeds (seed 1's curve) as the line, their range as a band
+    lines = [line for line in right.get_lines() if line.get_label().endswith("gate")]
+    assert [list(line.get_ydata()) for line in lines] == [[2, 4, 6, 8]] * 2
+    bands = [c for c in right.collections if len(c.get_paths())]
+    assert len(bands) == 2 and "range" in right.get_title()
+
+
 # ------------------------------------------------------------- the smoke run
 
 

@@ -371,6 +371,15 @@ def test_split_by_width_adds_up_and_reset_table_pairs_by_width():
         assert parts.loc["structure", "share_of_total"] + parts.loc[
             "width", "share_of_total"
         ] == pytest.approx(1)
+        # each part seed by seed, its median over seeds and paired interval
+        for component, per_seed in (
+            ("structure", (0.04, 0.04)),
+            ("width", (0.06, 0.06)),
+            ("total", (0.10, 0.10)),
+        ):
+            row = parts.loc[component]
+            assert (row["seed_0"], row["seed_1"]) == pytest.approx(per_seed)
+            assert (row["paired_median"], row["low"], row["high"]) == pytest.approx((per_seed[0],) * 3)
 
     gru = [summary("gru_budget24", s, 1.5, 30, 900) for s in (0, 1)]
     noreset = [summary("gru_noreset_budget24", s, 1.6 + 0.1 * s, 37, 890) for s in (0, 1)]

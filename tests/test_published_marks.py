@@ -5,6 +5,7 @@ the YAML file itself, so an edit of published.yaml moves them with it."""
 
 from __future__ import annotations
 
+import matplotlib.text
 import numpy as np
 import pandas as pd
 import pytest
@@ -181,25 +182,52 @@ def test_the_forget_bias_sweep_marks_the_default_initialisation_only(monkeypatch
     ]
 
 
-def test_the_split_by_width_adds_the_study_s_bar_beside_the_reference_width(
+def split_table(paired: bool = True) -> pd.DataFrame:
+    """G2 at two widths, parts of opposite signs at 325 (their shares pass 100 %)."""
+    rows = []
+    for width, parts in ((128, (0.05, 0.03)), (325, (-0.02, 0.03))):
+        for component, value in zip(("structure", "width", "total"), (*parts, sum(parts)), strict=True):
+            row = {"reference_width": width, "component": component, "loss_difference": value,
+                   "share_of_total": value / sum(parts), "seeds": 3}  # fmt: skip
+            if paired:
+                row.update(paired_median=value + 0.001, low=value - 0.004, high=value + 0.006)
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def test_the_split_by_width_marks_the_study_at_the_reference_width_with_intervals_and_no_shares(
     monkeypatch, published, yaml_values
 ):
     figures = drawn(monkeypatch, questions)
-    table = pd.DataFrame(
-        {
-            "reference_width": [128, 128, 325, 325],
-            "component": ["structure", "width"] * 2,
-            "loss_difference": [0.05, 0.03, 0.04, 0.01],
-            "share_of_total": [0.625, 0.375, 0.8, 0.2],
-        }
-    )
+    table = split_table()
     marked = questions.plot_split_by_width(table, "unused.png", published, reference_width=325)
     assert marked == ["D4.gru_advantage_split.structure", "D4.gru_advantage_split.width"]
     ax = figures[0].axes[0]
-    assert [t.get_text() for t in ax.get_xticklabels()] == ["128", "325", "study\n(D4)"]
-    heights = [round(p.get_height(), 6) for p in ax.patches if p.get_gid() == STUDY]
-    assert heights == [round(number(yaml_values[i]), 6) for i in marked]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["128", "325"]  # no slot of its own
+    points = study_lines(figures[0])
+    # the study's structure and width parts on the structure and width bars at 325 (tick 1)
+    assert [float(p.get_xdata()[0]) for p in points] == pytest.approx([1 - questions.SPLIT_STEP, 1.0])
+    assert [float(p.get_ydata()[0]) for p in points] == [number(yaml_values[i]) for i in marked]
+    # bars at the medians of the seed-by-seed parts, each with its interval; no shares
+    heights = sorted(round(p.get_height(), 6) for p in ax.patches)
+    assert heights == sorted(round(v, 6) for v in table["paired_median"])
+    caps = [c for c in ax.collections if c.get_segments()]
+    spans = sorted(round(float(seg[1][1] - seg[0][1]), 6) for c in caps for seg in c.get_segments())
+    assert spans == [0.01] * len(table)
+    assert not any("%" in t.get_text() for t in ax.texts)
     assert questions.plot_split_by_width(table, "unused.png", published, reference_width=24) == []
+
+
+def test_the_split_by_width_of_a_table_without_per_seed_parts_draws_no_intervals(monkeypatch, published):
+    figures = drawn(monkeypatch, questions)
+    table = split_table(paired=False)
+    questions.plot_split_by_width(table, "unused.png", published, reference_width=325)
+    ax = figures[0].axes[0]
+    assert sorted(round(p.get_height(), 6) for p in ax.patches) == sorted(
+        round(v, 6) for v in table["loss_difference"]
+    )
+    assert not [c for c in ax.collections if c.get_segments()]
+    assert "no interval" in ax.get_title()
 
 
 def test_longer_training_marks_the_gate_means_half_lives_and_losses(monkeypatch, published, yaml_values):
@@ -230,3 +258,34 @@ def test_a_marked_figure_is_byte_stable(tmp_path, published):
     for path in paths:
         study.plot_val_loss_curves(curves(), path, published)
     assert paths[0].read_bytes() == paths[1].read_bytes()
+
+
+def test_the_regime_figure_draws_the_study_s_gru_lstm_gap_and_no_text_below_9_points(
+    monkeypatch, published, yaml_values
+):
+    from gatedrnn.report import regimes
+
+    figures = drawn(monkeypatch, regimes)
+    rows = []
+    for k, (optimizer, lr) in enumerate((("adam", 0.002), ("adam", 0.005), ("sgd", 1.0))):
+        for cell, model in (("lstm", "lstm_w325"), ("gru", "gru_budget325")):
+            point = {"cell": cell, "model": model, "regime": f"r{k}", "optimizer": optimizer, "lr": lr}
+            stats = {"steps": 800, "best_val_loss": 1.6 + k / 100, "gate_mean": 0.4, "half_life_max": 5.0,
+                     "units_below_half": 200, "corr_i_one_minus_f": 0.1, "gru_minus_lstm": -0.01}  # fmt: skip
+            rows.append({**point, **stats})
+    table = pd.DataFrame(rows)
+    gap = regimes.study_gap(published, table)
+    ids = ["D3.gru_vs_lstm.gru_budget.median", "D3.gru_vs_lstm.lstm.median"]
+    assert [v.claim_id for v in gap[1]] == ids
+    assert gap[0] == pytest.approx(number(yaml_values[ids[0]]) - number(yaml_values[ids[1]]), abs=1e-12)
+    regimes.plot_regime_sensitivity(table, {}, "unused.png", gap)
+    fig = figures[0]
+    gap_panels = [ax for ax in fig.axes if "loss minus the LSTM's" in ax.get_title()]
+    assert len(gap_panels) == 1
+    levels = [float(line.get_ydata()[0]) for line in study_lines(fig)]
+    assert levels == [pytest.approx(gap[0])]
+    assert any(t.startswith("study (D3)") for t in (t.get_text() for t in fig.legends[0].get_texts()))
+    texts = [t for t in fig.findobj(matplotlib.text.Text) if t.get_text().strip()]
+    assert texts and min(t.get_fontsize() for t in texts) >= 9
+    # a table whose models the study did not publish: no gap
+    assert regimes.study_gap(published, table.assign(model="lstm_w7")) is None

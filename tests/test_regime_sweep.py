@@ -255,6 +255,33 @@ def test_ledger_says_where_each_claim_holds_and_differs():
     assert ledger.loc["C2.no_view", "regimes"] == ""
 
 
+def test_a_finding_judged_on_one_seed_under_a_regime_is_inconclusive_with_the_reason():
+    # the default regime's rows are one seed each, sgd's three: the GRU's win under the
+    # default is one draw of each model, under sgd a comparison of means over seeds
+    regimes = REGIMES.assign(seeds=[1, 1, 3, 3])
+    ledger = build_ledger(claims_with_views(), {"gates.csv": GATES}, {}, regimes).set_index("id")
+    assert ledger.loc["D3.gru_wins", "regimes"] == (
+        "fails under sgd 0.1 x 800; inconclusive under adam 0.002 x 800 (default), one seed each "
+        "(a comparison needs the seeds' spread); at that seed it holds under adam 0.002 x 800 (default)"
+    )
+    # a value against its band is not a comparison of two draws: judged as before
+    assert ledger.loc["C2.forget.mean", "regimes"] == (
+        "holds under sgd 0.1 x 800; differs under adam 0.002 x 800 (default)"
+    )
+    # one seed in either model's rows is enough to leave the comparison open
+    one_gru_seed = build_ledger(
+        claims_with_views(), {"gates.csv": GATES}, {}, REGIMES.assign(seeds=[3, 3, 3, 1])
+    ).set_index("id")
+    assert one_gru_seed.loc["D3.gru_wins", "regimes"].startswith(
+        "holds under adam 0.002 x 800 (default); inconclusive under sgd 0.1 x 800, one seed each"
+    )
+    every = build_ledger(claims_with_views(), {"gates.csv": GATES}, {}, REGIMES.assign(seeds=1))
+    assert every.set_index("id").loc["D3.gru_wins", "regimes"] == (
+        "inconclusive under every regime, one seed each (a comparison needs the seeds' spread); "
+        "at that seed it holds under adam 0.002 x 800 (default); fails under sgd 0.1 x 800"
+    )
+
+
 def test_ledger_without_the_sweep_has_an_empty_regimes_column():
     ledger = build_ledger(claims_with_views(), {"gates.csv": GATES}, {})
     assert (ledger["regimes"] == "").all()

@@ -3,7 +3,8 @@
 import pandas as pd
 
 from gatedrnn.claims import load_claims
-from gatedrnn.report.regimes import plot_regime_sensitivity, published_marks
+from gatedrnn.report.published_marks import Published
+from gatedrnn.report.regimes import plot_regime_sensitivity, published_marks, study_gap
 from gatedrnn.scripting import run_logged, workflow_file
 
 
@@ -13,8 +14,10 @@ def main(log):
         for claim in load_claims(workflow_file(snakemake, snakemake.params.published))
     ]
     marks = published_marks(claims, snakemake.input.table)
-    log(f"published values marked: {marks}")
-    plot_regime_sensitivity(pd.read_csv(snakemake.input.table), marks, snakemake.output[0])
+    table = pd.read_csv(snakemake.input.table)
+    gap = study_gap(Published(claims), table)
+    log(f"published values marked: {marks}; the study's GRU - LSTM gap: {gap and gap[0]}")
+    plot_regime_sensitivity(table, marks, snakemake.output[0], gap)
 
 
 run_logged(snakemake.log[0], main)

@@ -197,16 +197,45 @@ def judge(claim: Claim, tables: Mapping[str, pd.DataFrame]) -> dict:
     return row
 
 
+# A regime view's finding judged on one seed: inconclusive, and what that seed showed.
+ONE_SEED = "inconclusive:"
+
+
 def judge_across_regimes(
     claim: Claim, table: pd.DataFrame, regimes: list[str], tables: Mapping[str, pd.DataFrame] | None = None
 ) -> dict[str, str]:
     """The verdict of the claim's regime view under each regime (``missing`` where
     the regime lacks the row, e.g. a cell that did not run). A ``within`` view is
     judged by the band of the claim itself, read from ``tables`` (one regime has one
-    seed: its own spread would be none)."""
-    return {
+    seed: its own spread would be none). A finding whose rows under a regime hold one
+    seed is inconclusive there, never ``holds`` / ``fails``: a comparison needs the
+    seeds' spread (as in the ledger's own verdicts); its verdict says what the one seed
+    showed (``inconclusive:holds``, ``inconclusive:fails``: :data:`ONE_SEED`)."""
+    found = {
         regime: found.verdict for regime, found in regime_judgements(claim, table, regimes, tables).items()
     }
+    view = claim.regime_view
+    if view is not None and view.rule == "direction":
+        for regime, verdict in found.items():
+            if verdict in ("holds", "fails") and regime_seeds(table, regime, view) < 2:
+                found[regime] = f"{ONE_SEED}{verdict}"
+    return found
+
+
+def regime_seeds(table: pd.DataFrame, regime: str, view: Claim) -> float:
+    """The fewest seeds behind the rows ``view`` reads under ``regime`` (the regime
+    table's ``seeds`` column; infinite where the table does not say)."""
+    if "seeds" not in table.columns:
+        return math.inf
+    fewest = math.inf
+    for selector in view.selectors():  # each side of a comparison reads its own rows
+        rows = table[table[REGIME_COLUMN] == regime]
+        for key, value in selector.where.items():
+            if key in rows.columns and isinstance(value, str | int | float) and key != REGIME_COLUMN:
+                rows = rows[rows[key] == value]
+        if len(rows):
+            fewest = min(fewest, float(rows["seeds"].min()))
+    return fewest
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from gatedrnn.claims.judge import judge, judge_across_regimes
+from gatedrnn.claims.judge import ONE_SEED, judge, judge_across_regimes
 from gatedrnn.claims.load import claim_tables
 from gatedrnn.claims.spec import REGIME_COLUMN, Claim, ClaimError
 
@@ -91,7 +91,9 @@ def protocol_windows(regimes: pd.DataFrame) -> tuple[int, int] | None:
 
 def describe_regimes(verdicts: Mapping[str, str]) -> str:
     """``holds under a, b; differs under c`` (a finding: ``fails under c``; ``not run
-    under d``; and ``diverged under e`` where every seed's training diverged)."""
+    under d``; and ``diverged under e`` where every seed's training diverged). A finding
+    judged on one seed (``inconclusive:holds`` / ``inconclusive:fails``) is inconclusive
+    there, with the reason and what the one seed showed."""
     groups = {
         "holds under": [],
         "differs under": [],
@@ -99,7 +101,11 @@ def describe_regimes(verdicts: Mapping[str, str]) -> str:
         "not run under": [],
         "diverged under": [],
     }
+    one_seed = {"holds": [], "fails": []}
     for regime, verdict in verdicts.items():
+        if verdict.startswith(ONE_SEED):
+            one_seed[verdict.removeprefix(ONE_SEED)].append(regime)
+            continue
         key = {
             "differs": "differs under",
             "fails": "fails under",
@@ -107,7 +113,20 @@ def describe_regimes(verdicts: Mapping[str, str]) -> str:
             "diverged": "diverged under",
         }.get(verdict, "holds under")
         groups[key].append(regime)
-    return "; ".join(f"{key} {', '.join(names)}" for key, names in groups.items() if names)
+    parts = [f"{key} {', '.join(names)}" for key, names in groups.items() if names]
+    undecided = one_seed["holds"] + one_seed["fails"]
+    if undecided:
+        where = (
+            "every regime"
+            if len(undecided) == len(verdicts)
+            else ", ".join(r for r in verdicts if r in undecided)
+        )
+        shown = "; ".join(f"{word} under {', '.join(names)}" for word, names in one_seed.items() if names)
+        parts.append(
+            f"inconclusive under {where}, one seed each (a comparison needs the seeds' spread); "
+            f"at that seed it {shown}"
+        )
+    return "; ".join(parts)
 
 
 def build_ledger(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from matplotlib.colors import SymLogNorm
 
 from gatedrnn.report.published_marks import Published, StudyValue, ids, mark_points, seeds_note, study_label
 from gatedrnn.report.style import SMALL, model_label, plt, save_figure
@@ -20,12 +21,6 @@ HALF = 0.5  # a curve's half-life is where it first falls to this
 
 def _seed_style(seed, headline=HEADLINE_SEED) -> dict:
     return {"alpha": 1.0, "linewidth": 1.8} if seed == headline else {"alpha": 0.35, "linewidth": 0.9}
-
-
-def _headline(frame: pd.DataFrame) -> pd.DataFrame:
-    """The seed-0 rows, or the lowest seed's where seed 0 was not run."""
-    seed = HEADLINE_SEED if (frame["seed"] == HEADLINE_SEED).any() else frame["seed"].min()
-    return frame[frame["seed"] == seed]
 
 
 def _half_level(ax) -> None:
@@ -85,37 +80,72 @@ def plot_cell_decay(table: pd.DataFrame, path, published: Published | None = Non
     return marked
 
 
+def departure_from_independence(histogram: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """(bin edges, the median over seeds of joint mass minus the product of the
+    marginals per (1 - f, i) bin, whether no two seeds have opposite signs there, seeds): the
+    quantity D2's "no coupling" claim is about (0 everywhere: i and 1 - f independent)."""
+    bins = int(histogram["bin_kept"].max()) + 1
+    seeds = sorted(histogram["seed"].unique())
+    departure = np.zeros((len(seeds), bins, bins))
+    for k, seed in enumerate(seeds):
+        rows = histogram[histogram["seed"] == seed]
+        departure[k, rows["bin_kept"], rows["bin_input"]] = rows["mass"] - rows["independent_mass"]
+    agree = ~((departure > 0).any(axis=0) & (departure < 0).any(axis=0))  # none on the other side
+    edges = np.append(np.sort(histogram["kept_lo"].unique()), histogram["kept_hi"].max())
+    return edges, np.median(departure, axis=0), agree, len(seeds)
+
+
 def plot_gru_vs_lstm_gates(
     histogram: pd.DataFrame, units: pd.DataFrame, path, published: Published | None = None
 ) -> list[str]:
-    """D6: left, the histogram of (1 - f, i) with the coupled line i = 1 - f;
-    right, per-unit half-lives sorted, LSTM f against GRU z (seed 0), with the
-    study's shortest, median and longest unit (D5) as crosses."""
+    """D6: left, the departure of the joint (1 - f, i) histogram from independence
+    (joint mass minus the product of its marginals, median over seeds, on a diverging
+    scale centred at 0; a dot where the seeds disagree on its sign), with the coupled
+    line i = 1 - f; right, per-unit half-lives sorted, LSTM f against GRU z, the median
+    over seeds at each rank and the seeds' range as a band, with the study's shortest,
+    median and longest unit (D5) as crosses."""
     published = published or Published()
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11.0, 4.8))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11.0, 5.6))
 
-    hist = _headline(histogram)
-    bins = int(hist["bin_kept"].max()) + 1
-    mass = np.zeros((bins, bins))
-    mass[hist["bin_kept"], hist["bin_input"]] = hist["mass"]
-    edges = np.append(np.sort(hist["kept_lo"].unique()), hist["kept_hi"].max())
-    image = left.pcolormesh(edges, edges, mass.T * 100, cmap="viridis", shading="flat")
-    left.plot([0, 1], [0, 1], color="white", linestyle="--", linewidth=1.2, label="coupled: i = 1 - f")
-    fig.colorbar(image, ax=left, label="share of gate values (%)")
+    model = histogram["model"].iloc[0]
+    histogram = histogram[histogram["model"] == model]
+    edges, departure, agree, n = departure_from_independence(histogram)
+    # symmetric log scale, centred at 0: the saturated corners would otherwise take the
+    # whole colour range and leave the rest of the square white
+    magnitude = np.abs(departure[departure != 0]) * 100
+    reach = float(magnitude.max()) if magnitude.size else 1.0
+    linear = float(np.median(magnitude)) if magnitude.size else 0.1
+    norm = SymLogNorm(linthresh=linear, vmin=-reach, vmax=reach, base=10)
+    image = left.pcolormesh(edges, edges, departure.T * 100, cmap="RdBu_r", norm=norm, shading="flat")
+    centres = (edges[:-1] + edges[1:]) / 2
+    kept, written = np.nonzero(~agree)
+    if len(kept):
+        left.plot(centres[kept], centres[written], ".", color="black", markersize=3,
+                  label="seeds disagree on the sign")  # fmt: skip
+    left.plot([0, 1], [0, 1], color="black", linestyle="--", linewidth=1.2, label="coupled: i = 1 - f")
+    label = "joint minus independent (percentage\npoints of gate values; symmetric log)"
+    bar = fig.colorbar(image, ax=left, label=label)
+    # decades clear of the linear core (their labels would overlap 0's)
+    decades = [10.0**k for k in range(-12, 13) if 3 * linear <= 10.0**k <= reach]
+    bar.set_ticks([-d for d in reversed(decades)] + [0.0] + decades)
     left.set_xlabel("1 - f (fraction forgotten)")
     left.set_ylabel("i (fraction written)")
     left.set_aspect("equal")
-    left.set_title(f"D2: (1 - f, i), {model_label(hist['model'].iloc[0])}, seed {hist['seed'].iloc[0]}")
-    left.legend(loc="lower right", fontsize=SMALL)
+    over = f"median of {n} seeds" if n > 1 else "one seed"
+    left.set_title(f"D2: (1 - f, i) against independence,\n{model_label(model)}, {over}")
+    left.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), fontsize=SMALL, ncol=2, frameon=False)
 
     marked = []
-    for k, (model, rows) in enumerate(_headline(units).groupby("model", sort=False)):
-        lives = np.sort(rows["half_life"].to_numpy())
-        name = model_label(model, len(lives))
+    seeds = units["seed"].nunique()
+    for k, (model, rows) in enumerate(units.groupby("model", sort=False)):
+        lives = np.stack([np.sort(r["half_life"].to_numpy()) for _, r in rows.groupby("seed")])
+        rank = np.arange(1, lives.shape[1] + 1)
+        name = model_label(model, lives.shape[1])
+        right.fill_between(rank, lives.min(axis=0), lives.max(axis=0), color=f"C{k}", alpha=0.25, linewidth=0)
         right.plot(
-            np.arange(1, len(lives) + 1), lives, color=f"C{k}", label=f"{name}: {rows['gate'].iloc[0]} gate"
+            rank, np.median(lives, axis=0), color=f"C{k}", label=f"{name}: {rows['gate'].iloc[0]} gate"
         )
-        ranks = {"half_life_min": 1, "half_life_median": (len(lives) + 1) / 2, "half_life_max": len(lives)}
+        ranks = {"half_life_min": 1, "half_life_median": (len(rank) + 1) / 2, "half_life_max": len(rank)}
         study = [
             (unit, published.one("unit_half_lives.csv", column, model=model))
             for column, unit in ranks.items()
@@ -130,7 +160,8 @@ def plot_gru_vs_lstm_gates(
     right.set_ylim(low, high * 10)  # a decade of headroom: the legend above the curves
     right.set_xlabel("unit, sorted by half-life (rank)")
     right.set_ylabel("half-life of the unit's mean gate (characters)")
-    right.set_title("D5: per-unit half-lives, seed 0")
+    band = f"line: median over {seeds} seeds, band: their range" if seeds > 1 else "one seed"
+    right.set_title(f"D5: per-unit half-lives\n({band})")
     right.grid(True, which="major", alpha=0.3)
     right.legend(fontsize=SMALL, loc="upper left")
     fig.tight_layout()

@@ -17,6 +17,7 @@ import pandas as pd
 
 from gatedrnn.claims import load_claims
 from gatedrnn.report.protocol import regime_label
+from gatedrnn.report.published_view import INVERSION_HEADING
 from gatedrnn.report.results_page import fmt, markdown_table, replace_block, stage_machine
 
 PROTOCOL_BEGIN = "<!-- BEGIN protocol section (python -m gatedrnn.reference pages) -->"
@@ -301,19 +302,19 @@ def render_protocol_section(reference: str | Path, workflow: str | Path = ".") -
         "The study published neither its optimizer, nor its learning rate, nor its corpus file. Each part "
         "below is generated from the reference run's tables by `python -m gatedrnn.reference pages`.",
         "",
-        "**Regimes scored against the study.**",
+        "### Regimes scored against the study",
         "",
         *scoreboard_part(reference),
         "",
-        "**A smaller corpus.**",
+        "### A smaller corpus",
         "",
         *corpus_size_part(reference, published),
         "",
-        "**The alphabet.**",
+        "### The alphabet",
         "",
         *alphabet_part(reference),
         "",
-        "**E3's inversion, checked.**",
+        f"### {INVERSION_HEADING}",
         "",
         *forget_bias_part(reference),
     ]

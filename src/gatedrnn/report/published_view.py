@@ -7,6 +7,7 @@ from ``reference/tables/``; nothing here is typed.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -43,6 +44,28 @@ HEADLINE_FINDINGS = (
 )
 
 
+# Findings that a part further down the results page explains: claim id -> that part's
+# heading (written by gatedrnn.report.protocol_page); a failing or inconclusive row links it.
+INVERSION_HEADING = "E3's inversion, checked"
+EXPLAINED = {"E3.finding.open_forget_gate_extends_state": INVERSION_HEADING}
+# What makes two ledger rows the same row on the page (two claims reading one number).
+SAME_ROW = ("published", "reproduced", "interval", "band", "verdict", "finding")
+
+
+def anchor(heading: str) -> str:
+    """GitHub's id of a Markdown heading (lower case, punctuation dropped, spaces to hyphens)."""
+    return re.sub(r"[^\w\- ]", "", heading.replace("`", "").lower()).replace(" ", "-")
+
+
+def explained(claim_id: str, verdict: str) -> str:
+    """``fails (why: [E3's inversion, checked](#e3s-inversion-checked))`` for a failing or
+    inconclusive finding the page explains further down; else the verdict."""
+    heading = EXPLAINED.get(str(claim_id))
+    if heading is None or verdict not in ("fails", "inconclusive"):
+        return verdict
+    return f"{verdict} (why: [{heading}](#{anchor(heading)}), below)"
+
+
 def _cell(value) -> str:
     text = str(value).strip()
     return text.replace("|", "\\|") if text else "–"
@@ -58,7 +81,8 @@ def _rows(frame: pd.DataFrame, columns: dict[str, str]) -> list[str]:
 
 def verdict_cell(row) -> str:
     """``differs; finding holds``: the row's verdict, and that of the finding it bears on."""
-    return row["verdict"] + (f"; finding {row['finding']}" if str(row["finding"]).strip() else "")
+    verdict = explained(row.get("id", ""), row["verdict"])
+    return verdict + (f"; finding {row['finding']}" if str(row["finding"]).strip() else "")
 
 
 def claims_of_table(ledger: pd.DataFrame | None, table: str) -> pd.DataFrame:
@@ -70,11 +94,33 @@ def claims_of_table(ledger: pd.DataFrame | None, table: str) -> pd.DataFrame:
     return rows
 
 
+def repeats(ledger: pd.DataFrame, rows: pd.DataFrame) -> dict[str, str]:
+    """``id -> earlier id`` for each of ``rows`` that repeats a row of an earlier
+    experiment's table (the same published value, value, interval, band and verdicts:
+    D5's LSTM half-lives are C3's), which the page has shown already."""
+    if not set(SAME_ROW) <= set(ledger.columns):
+        return {}
+    key = lambda row: tuple(str(row[c]).strip() for c in SAME_ROW)  # noqa: E731
+    first = {}
+    for _, row in ledger.iterrows():
+        if str(row["interval"]).strip():  # trained rows; a closed form's 0 is not another's
+            first.setdefault(key(row), row)
+    found = {}
+    for _, row in rows.iterrows():
+        earlier = first.get(key(row))
+        if earlier is not None and str(earlier["experiment"]) < str(row["experiment"]):
+            found[row["id"]] = earlier["id"]
+    return found
+
+
 def published_beside_ours(ledger: pd.DataFrame | None, table: str) -> list[str]:
-    """The study's values beside ours for one table: one row per claim read from it."""
+    """The study's values beside ours for one table: one row per claim read from it, a
+    row shown in an earlier section named instead of printed twice."""
     rows = claims_of_table(ledger, table)
     if rows.empty:
         return []
+    repeated = repeats(ledger, rows)
+    rows = rows[~rows["id"].isin(repeated)]
     columns = {"description": "quantity", "published": "published", "reproduced": "ours",
                "interval": "over seeds", "band": "margin", "verdict_shown": "verdict"}  # fmt: skip
     if "interval" not in rows.columns:  # a ledger written before the intervals
@@ -84,7 +130,12 @@ def published_beside_ours(ledger: pd.DataFrame | None, table: str) -> list[str]:
         "the seeds or, for a finding, the share of seed bootstraps in which it holds; the claims "
         "ledger's verdicts):"
     )
-    return [intro, "", *_rows(rows, columns), ""]
+    out = [intro, "", *_rows(rows, columns), ""]
+    if repeated:
+        names = ", ".join(f"`{i}` (as `{earlier}`)" for i, earlier in repeated.items())
+        experiments = ", ".join(dict.fromkeys(e.split(".")[0] for e in repeated.values()))
+        out += [f"Shown in {experiments} above, the same numbers and verdicts, not repeated: {names}.", ""]
+    return out
 
 
 def figure_lines(reference: Path, figure: str, prefix: str = "../reference/figures") -> list[str]:
@@ -129,7 +180,9 @@ def findings_table(rows: pd.DataFrame) -> list[str]:
     columns = {"id": "claim", "description": "finding", "published": "the study",
                "this_run": "this run (share of seed bootstraps)", "verdict": "verdict"}  # fmt: skip
     shown = rows.assign(
-        id=rows["id"].map(lambda i: f"`{i}`"), this_run=[this_run(r) for r in rows.itertuples()]
+        id=rows["id"].map(lambda i: f"`{i}`"),
+        this_run=[this_run(r) for r in rows.itertuples()],
+        verdict=[explained(i, v) for i, v in zip(rows["id"], rows["verdict"], strict=True)],
     )
     return _rows(shown, columns)
 

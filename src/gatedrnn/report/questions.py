@@ -9,76 +9,71 @@ import numpy as np
 import pandas as pd
 from matplotlib.lines import Line2D
 
-from gatedrnn.report.published_marks import STUDY, Published, ids, mark_level, seeds_note, study_label
+from gatedrnn.report.published_marks import Published, ids, mark_level, mark_points, seeds_note, study_label
 from gatedrnn.report.style import SMALL, model_label, plt, save_figure
+
+# G2's parts, side by side at each width: (component, colour, legend label)
+SPLIT_PARTS = (
+    ("structure", "C0", "structure: LSTM wR - GRU wR"),
+    ("width", "C1", "width: GRU wR - GRU (budget of R)"),
+    ("total", "C7", "total: LSTM wR - GRU (budget of R)"),
+)
+SPLIT_STEP = 0.27  # the parts' offsets from their width's tick
 
 
 def plot_split_by_width(
     table: pd.DataFrame, path, published: Published | None = None, reference_width: int | None = None
 ) -> list[str]:
-    """The LSTM - budget-GRU gap at each reference width, stacked: structure + width,
-    each bar labelled with its share of the gap. Beside the configured reference width
-    (the grid's: the ledger judges D4 there, as the study's LSTM w325), the study's two
-    parts (D4) as a hatched bar; none where the table has no such width."""
+    """The LSTM - budget-GRU gap at each reference width R, in its two parts (structure,
+    width) and in total, side by side: each a bar at its median over seeds, taken seed by
+    seed, with its 95 % paired bootstrap interval (the table's ``paired_median, low,
+    high``; a table without them: the difference of medians, no interval). At the
+    configured reference width (the grid's: the ledger judges D4 there, as the study's
+    LSTM w325), the study's two parts (D4) as crosses on their bars; none where the
+    table has no such width. No shares: with parts of opposite signs they pass 100 %."""
     published = published or Published()
-    fig, ax = plt.subplots(figsize=(8.0, 4.8))
+    fig, ax = plt.subplots(figsize=(8.0, 5.6))
     widths = sorted(table["reference_width"].unique())
-    parts = table.pivot(index="reference_width", columns="component", values="loss_difference").loc[widths]
-    shares = table.pivot(index="reference_width", columns="component", values="share_of_total").loc[widths]
-    # one slot per bar: (tick label, structure, width, their shares, study?)
-    slots = [
-        (
-            str(w),
-            parts.loc[w, "structure"],
-            parts.loc[w, "width"],
-            shares.loc[w, ["structure", "width"]],
-            False,
-        )
-        for w in widths
-    ]
+    x = np.arange(len(widths))
+    seeds = int(table["seeds"].min()) if "seeds" in table.columns else None
+    paired = {"paired_median", "low", "high"} <= set(table.columns)
+    column = "paired_median" if paired else "loss_difference"
+    paired = paired and seeds != 1  # one seed: no spread, no interval
+    rows = table.set_index(["component", "reference_width"])
+    for k, (component, colour, label) in enumerate(SPLIT_PARTS):
+        at = x + (k - 1) * SPLIT_STEP
+        heights = rows.loc[component].loc[widths, column].to_numpy(dtype=float)
+        ax.bar(at, heights, width=SPLIT_STEP * 0.9, color=colour, label=label)
+        if paired:
+            low = rows.loc[component].loc[widths, "low"].to_numpy(dtype=float)
+            high = rows.loc[component].loc[widths, "high"].to_numpy(dtype=float)
+            ax.errorbar(at, heights, yerr=[heights - low, high - heights], fmt="none", ecolor="black",
+                        elinewidth=1.2, capsize=4)  # fmt: skip
     # D4's parts, read seed by seed from gru_vs_lstm.csv (published.yaml)
     study = [published.get(f"D4.gru_advantage_split.{c}") for c in ("structure", "width")]
     marked = []
     if reference_width in widths and all(v is not None for v in study):
-        total = study[0].number + study[1].number
-        slot = ("study\n(D4)", study[0].number, study[1].number,
-                (study[0].number / total, study[1].number / total), True)  # fmt: skip
-        slots.insert(widths.index(reference_width) + 1, slot)
+        slot = widths.index(reference_width)
+        for k, value in enumerate(study):
+            mark_points(ax, [x[slot] + (k - 1) * SPLIT_STEP], [value.number],
+                        study_label(study, "structure, width") if k == 0 else None,
+                        colour=SPLIT_PARTS[k][1])  # fmt: skip
         marked = ids(study)
-    x = np.arange(len(slots))
-    labelled = set()
-    for k, (_, structure, width, (share_structure, share_width), is_study) in enumerate(slots):
-        if is_study:
-            names = (study_label(study, "structure"), study_label(study, "width"))
-            style = {"hatch": "//", "edgecolor": "black", "linewidth": 0.8, "alpha": 0.55}
-        else:
-            names, style = ("structure: LSTM wR - GRU wR", "width: GRU wR - GRU (budget of R)"), {}
-        gid = STUDY if is_study else None
-        ax.bar(
-            x[k], structure, color="C0", label=None if names[0] in labelled else names[0], gid=gid, **style
-        )
-        bottom = structure if width * structure > 0 else 0.0
-        label = None if names[1] in labelled else names[1]
-        ax.bar(x[k], width, bottom=bottom, color="C1", label=label, gid=gid, **style)
-        labelled |= set(names)
-        ax.annotate(
-            f"{100 * share_structure:.0f} % / {100 * share_width:.0f} %",
-            (x[k], max(structure + width, structure, 0.0)),
-            textcoords="offset points",
-            xytext=(0, 4),
-            ha="center",
-            fontsize=SMALL,
-        )
     ax.axhline(0.0, color="black", linewidth=0.8)
-    ax.set_xticks(x, [label for label, *_ in slots])
+    ax.set_xticks(x, [str(w) for w in widths])
     ax.set_xlabel("reference LSTM width R (units)")
-    ax.set_ylabel("loss difference (nats/char, medians over seeds)")
-    ax.set_title(
-        "G2: the GRU's advantage over the LSTM, structure + width\n(labels: structure % / width % of the gap)"
-    )
+    over = f"{seeds} seeds" if seeds else "seeds"
+    what = {
+        "paired_median": f"median over {over} of the seed-by-seed difference",
+        "loss_difference": f"difference of medians over {over}",
+    }[column]
+    ax.set_ylabel(f"loss difference (nats/char)\n{what if seeds != 1 else 'one seed'}")
+    bars = "bars: 95 % paired bootstrap interval over seeds" if paired else "no interval"
+    bars = "one seed: " + bars if seeds == 1 else bars if paired else "no per-seed rows: " + bars
+    ax.set_title(f"G2: the GRU's advantage over the LSTM, structure + width\n({bars})")
     ax.grid(True, axis="y", alpha=0.3)
-    ax.margins(y=0.12)
-    ax.legend()
+    # below the axes: the study's crosses sit at the top of the panel
+    ax.legend(fontsize=SMALL, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, frameon=False)
     fig.tight_layout()
     save_figure(fig, path)
     return marked

@@ -12,8 +12,8 @@ import pandas as pd
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from gatedrnn.claims.ledger import protocol_windows
-from gatedrnn.report.published_marks import mark_level
-from gatedrnn.report.style import SMALL, plt, save_figure
+from gatedrnn.report.published_marks import Published, StudyValue, mark_level, study_label
+from gatedrnn.report.style import plt, save_figure
 
 # Each row of the figure: (column, axis label) per panel; the GRU has no i and f,
 # so its last panel is the GRU-minus-LSTM loss gap.
@@ -34,6 +34,23 @@ FIGURE_PANELS = {
     ],
 }
 STUDY_LABEL = "study (its published value)"
+GAP_COLUMN = "gru_minus_lstm"
+
+
+def study_gap(published: Published, table: pd.DataFrame) -> tuple[float, list[StudyValue]] | None:
+    """The study's GRU - LSTM loss gap, for the regime table's ``gru_minus_lstm``
+    panels: its median best validation loss (D3) of the table's GRU minus its LSTM's,
+    read from the published values; None where either is not published."""
+    models = {cell: rows["model"].iloc[0] for cell, rows in table.groupby("cell") if "model" in rows}
+    values = [
+        published.one("gru_vs_lstm.csv", "seed_*", agg="median", model=models[cell])
+        if cell in models
+        else None
+        for cell in ("gru", "lstm")
+    ]
+    if any(v is None for v in values):
+        return None
+    return values[0].number - values[1].number, values
 
 
 def published_marks(claims, table_path: str) -> dict[tuple[str, str], float]:
@@ -71,16 +88,19 @@ def split_window_axes(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     return table[at_protocol], table[same_point]
 
 
-def plot_regime_sensitivity(table: pd.DataFrame, marks: Mapping, path) -> None:
+def plot_regime_sensitivity(
+    table: pd.DataFrame, marks: Mapping, path, gap: tuple[float, list[StudyValue]] | None = None
+) -> None:
     """Each statistic against the learning rate (log axis): one row of panels per
     cell, one line per (optimizer, steps), the study's published value as a dashed
-    black line; then, where the sweep has window axes, one row per cell against the
-    windows per batch, one line per window length."""
+    black line (``gap``, :func:`study_gap`: on the GRU - LSTM loss gap's panels); then,
+    where the sweep has window axes, one row per cell against the windows per batch,
+    one line per window length. No text below 9 pt (``style``)."""
     optimizer_rows, window_rows = split_window_axes(table)
     figure_rows = [(cell, panels, "lr") for cell, panels in FIGURE_PANELS.items()]
     if not window_rows.empty:
         figure_rows += [(cell, panels, "batch_size") for cell, panels in FIGURE_PANELS.items()]
-    fig, axes = plt.subplots(len(figure_rows), 5, figsize=(11, 2.7 * len(figure_rows) + 0.9), squeeze=False)
+    fig, axes = plt.subplots(len(figure_rows), 5, figsize=(12, 3.0 * len(figure_rows) + 1.0), squeeze=False)
     for row, (cell, panels, x) in enumerate(figure_rows):
         rows = optimizer_rows if x == "lr" else window_rows
         rows = rows[rows["cell"] == cell]
@@ -91,8 +111,10 @@ def plot_regime_sensitivity(table: pd.DataFrame, marks: Mapping, path) -> None:
                         label=line_label)  # fmt: skip
             if (cell, column) in marks:
                 mark_level(ax, marks[(cell, column)], STUDY_LABEL)
-            if column == "gru_minus_lstm":
+            if column == GAP_COLUMN:
                 ax.axhline(0.0, color="grey", linewidth=0.8)
+                if gap is not None:
+                    mark_level(ax, gap[0], study_label(gap[1], "GRU - LSTM, medians"))
             ax.set_xscale("log", base=10 if x == "lr" else 2)
             if column == "half_life_max":  # from a few characters to hundreds
                 ax.set_yscale("log")
@@ -100,8 +122,7 @@ def plot_regime_sensitivity(table: pd.DataFrame, marks: Mapping, path) -> None:
                 ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
                 ax.yaxis.set_minor_formatter(NullFormatter())
             ax.set_xlabel("learning rate" if x == "lr" else "windows per batch")
-            ax.set_title(f"{cell.upper()}: {label}", fontsize=SMALL)
-            ax.tick_params(labelsize=8)
+            ax.set_title(f"{cell.upper()}: {label}", fontsize=10)
             ax.grid(alpha=0.3)
     handles, labels = axes[0][0].get_legend_handles_labels()
     for ax in axes.ravel():
