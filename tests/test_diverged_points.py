@@ -58,7 +58,11 @@ def test_the_ledger_names_a_regime_where_every_seed_diverged():
     assert ledger.loc["C2.forget.mean", "regimes"] == (
         "differs under adam 0.002 x 800 (default); diverged under sgd 0.1 x 800"
     )
-    assert ledger.loc["D3.gru_wins", "regimes"].endswith("diverged under sgd 0.1 x 800")
+    # the finding under the default: one seed of each model, so inconclusive (issue #47)
+    assert ledger.loc["D3.gru_wins", "regimes"] == (
+        "diverged under sgd 0.1 x 800; inconclusive under adam 0.002 x 800 (default), one seed each "
+        "(a comparison needs the seeds' spread); at that seed it holds under adam 0.002 x 800 (default)"
+    )
     assert describe_regimes({"a": "diverged", "b": "within"}) == "holds under b; diverged under a"
 
 
