@@ -134,11 +134,14 @@ def test_scoreboard_ranks_by_agreements_then_distance():
 
 def ledger_tallies(ledger: pd.DataFrame, label: str) -> dict[str, int]:
     """The scoreboard's counts for one regime, read from the ledger's ``regimes`` text
-    (``holds under a, b; differs under c``)."""
+    (``holds under a, b; differs under c``). A finding judged on one seed is inconclusive
+    in the ledger, which says what that seed showed (``at that seed it holds under a``):
+    the scoreboard counts that (issue #47)."""
     tallies = dict.fromkeys(["values_reproduced", "findings_hold", "values_differ", "findings_fail"], 0)
     for kind, text in zip(ledger["kind"], ledger["regimes"].fillna(""), strict=True):
         for group in filter(None, text.split("; ")):
             verdict, _, names = group.partition(" under ")
+            verdict = verdict.removeprefix("at that seed it ")
             if label not in names.split(", "):
                 continue
             key = {
