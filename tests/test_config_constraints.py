@@ -182,6 +182,18 @@ CASES = [
     Case("train.momentum lies in [0, 1]", SCHEMA, {"train": {"momentum": 1.5}}, on("train", "momentum")),
     Case("train.clip_norm is positive", SCHEMA, {"train": {"clip_norm": 0}}, on("train", "clip_norm")),
     Case(
+        "train.weight_decay is 0 or more",
+        SCHEMA,
+        {"train": {"weight_decay": -0.1}},
+        on("train", "weight_decay"),
+    ),
+    Case(
+        "a regime's weight_decay is 0 or more",
+        SCHEMA,
+        {"regimes": {"decayed": {"weight_decay": -1e-4}}},
+        on("regimes", "decayed", "weight_decay"),
+    ),
+    Case(
         "train.forget_bias is a number or null",
         SCHEMA,
         {"train": {"forget_bias": "open"}},
