@@ -146,3 +146,26 @@ def test_a_configured_regime_holding_a_round_two_name_is_refused():
     Plan.from_config(config_with(clash))
     with pytest.raises(ValueError, match=r"'sgd_lr1_steps800__momentum0'.*rename that regime"):
         Plan.from_config(config_with(taken))
+
+
+def test_estimate_projects_the_largest_round_two_until_its_checkpoint_has_run(tmp_path):
+    """A dry run stops at round two's checkpoint: `estimate` lists the largest round two
+    (every round-one regime on the front) apart, less what is trained already."""
+    from gatedrnn.estimate.planned import round_two_after_front
+    from gatedrnn.plan import model_file
+
+    plan = Plan.from_config(DEFAULT)
+    largest = plan.round_two_runs(plan.round_two_regimes)
+    jobs = round_two_after_front([], [], tmp_path)
+    assert [(j["regime"], f"{j['cell']}_{j['width']}", int(j["seed"])) for j in jobs] == [
+        tuple(r) for r in largest
+    ]
+    assert len(round_two_after_front(["stage_protocol"], [], tmp_path)) == len(largest)
+    assert round_two_after_front(["stage_study"], [], tmp_path) == []  # not a target that reaches it
+    trained = tmp_path / model_file(largest[0], "summary.json")
+    trained.parent.mkdir(parents=True)
+    trained.write_text("{}")
+    assert len(round_two_after_front([], [], tmp_path)) == len(largest) - 1
+    (tmp_path / PROTOCOL_ROUND_TWO_PLAN).parent.mkdir(parents=True)
+    (tmp_path / PROTOCOL_ROUND_TWO_PLAN).write_text("regime\n")  # the checkpoint ran: the dry run lists them
+    assert round_two_after_front([], [], tmp_path) == []
