@@ -18,13 +18,12 @@ from gatedrnn.claims import claim_tables, load_claims, read_tables
 from gatedrnn.claims.front import ROUND_COLUMNS, protocol_front
 from gatedrnn.claims.scoreboard import regime_frame
 from gatedrnn.plan import CORPUS_SIZE, PROTOCOL_ROUND_TWO, PROTOCOL_ROUND_TWO_PLAN, REGIME_SENSITIVITY, Plan
-from gatedrnn.plan.paths import PROTOCOL_FRONT
+from gatedrnn.plan.paths import PROTOCOL_CONFIRMATION_REGIMES, PROTOCOL_FRONT
 from gatedrnn.plan.round_two import AXES, round_two_points
 from gatedrnn.tables.regime_sweep import load_runs, regime_sensitivity_table
 
 OVERLAY = REPO / "tests" / "data" / "smoke_round_two.yaml"
 PUBLISHED = REPO / "workflow" / "resources" / "published.yaml"
-CONFIRMED = "results/tables/protocol_confirmation_regimes.csv"
 
 
 def overlaid() -> dict:
@@ -91,7 +90,8 @@ def test_round_two_distances_are_the_distance_code_s(round_two_run):
     )
     first = regime_frame(pd.read_csv(workdir / REGIME_SENSITIVITY), pd.read_csv(workdir / CORPUS_SIZE))
     both = pd.concat([first, regime_frame(second).reindex(columns=first.columns)], ignore_index=True)
-    again = protocol_front(both, claims, tables, plan.claim_models, pd.read_csv(workdir / CONFIRMED))
+    confirmed = pd.read_csv(workdir / PROTOCOL_CONFIRMATION_REGIMES)
+    again = protocol_front(both, claims, tables, plan.claim_models, confirmed)
     again = pd.read_csv(io.StringIO(again.to_csv(index=False)))  # as the rule wrote it
     pd.testing.assert_frame_equal(table.drop(columns=ROUND_COLUMNS), again)
     # round one's regimes keep the distances round one gave them (the bootstrap is seeded

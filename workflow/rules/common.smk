@@ -89,6 +89,7 @@ from gatedrnn.plan import (
     run_files,
 )
 from gatedrnn.plan.paths import (
+    PROTOCOL_CONFIRMATION_REGIMES,
     PROTOCOL_DISTANCE,
     PROTOCOL_FRONT,
     PROTOCOL_ROUND_TWO,

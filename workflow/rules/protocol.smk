@@ -80,7 +80,7 @@ rule protocol_confirmation:
         tables=REGIME_VIEW_TABLES,
     output:
         table=reported(PROTOCOL_CONFIRMATION, "H"),
-        regimes="results/tables/protocol_confirmation_regimes.csv",
+        regimes=PROTOCOL_CONFIRMATION_REGIMES,
         front=reported(PROTOCOL_FRONT, "H"),
     log:
         log_for("protocol_confirmation"),
@@ -226,7 +226,7 @@ rule protocol_round_two:
     input:
         plan=PROTOCOL_ROUND_TWO_PLAN,
         first=([REGIME_SENSITIVITY] if PLAN.sweep_points else []) + [CORPUS_SIZE],
-        confirmed=rules.protocol_confirmation.output.regimes,
+        confirmed=PROTOCOL_CONFIRMATION_REGIMES,
         summaries=lambda wildcards: run_files(round_two_runs(wildcards), "summary.json"),
         histories=lambda wildcards: run_files(round_two_runs(wildcards), "history.csv"),
         gates=lambda wildcards: run_files(round_two_runs(wildcards), "gates"),

@@ -67,6 +67,8 @@ REGIME_SENSITIVITY = "results/tables/regime_sensitivity.csv"
 CORPUS_SIZE = "results/tables/corpus_size.csv"
 PROTOCOL_SCOREBOARD = "results/tables/protocol_scoreboard.csv"
 PROTOCOL_CONFIRMATION = "results/tables/protocol_confirmation.csv"
+# the confirmed regimes' regime-table rows (their seeds' means): round two reads them too
+PROTOCOL_CONFIRMATION_REGIMES = "results/tables/protocol_confirmation_regimes.csv"
 PROTOCOL_FIGURE = "results/figures/protocol_scoreboard.png"
 # The protocol distance (gatedrnn.claims.front): every regime's loss and gate distance
 # from its first seeds (the checkpoint's), and again with the confirmed regimes' seeds.
