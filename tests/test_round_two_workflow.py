@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -18,7 +19,7 @@ from gatedrnn.claims import claim_tables, load_claims, read_tables
 from gatedrnn.claims.front import ROUND_COLUMNS, protocol_front
 from gatedrnn.claims.scoreboard import regime_frame
 from gatedrnn.plan import CORPUS_SIZE, PROTOCOL_ROUND_TWO, PROTOCOL_ROUND_TWO_PLAN, REGIME_SENSITIVITY, Plan
-from gatedrnn.plan.paths import PROTOCOL_CONFIRMATION_REGIMES, PROTOCOL_FRONT
+from gatedrnn.plan.paths import PROTOCOL_CONFIRMATION_REGIMES, PROTOCOL_FRONT, sized_small_corpus_files
 from gatedrnn.plan.round_two import AXES, round_two_points
 from gatedrnn.tables.regime_sweep import load_runs, regime_sensitivity_table
 
@@ -32,25 +33,34 @@ def overlaid() -> dict:
     return config
 
 
+def trained_runs(workdir) -> set[Path]:
+    """``<regime>/<model>_s<seed>`` of every trained model of a working directory."""
+    models = workdir / "results/models"
+    return {summary.parent.relative_to(models) for summary in models.glob("*/*/summary.json")}
+
+
 @pytest.fixture(scope="module")
 def round_two_run(smoke_run, tmp_path_factory):
     workdir = copy_of_smoke_run(smoke_run, tmp_path_factory.mktemp("round_two") / "run")
     configs = ["--configfile", str(SMOKE_CONFIG), str(OVERLAY)]
-    proc = run_snakemake(workdir, PROTOCOL_ROUND_TWO, "--cores", "2", *configs, configfile=None)
-    return workdir, proc.stdout + proc.stderr
+    # and a round-two corpus size (the smoke front has no small-corpus regime to ask for it)
+    sized = sized_small_corpus_files(40000)["corpus"]
+    run_snakemake(workdir, PROTOCOL_ROUND_TWO, sized, "--cores", "2", *configs, configfile=None)
+    return workdir, smoke_run
 
 
 def test_round_two_trains_the_points_its_front_asks_for(round_two_run):
-    workdir, output = round_two_run
+    workdir, smoke_run = round_two_run
     config, plan = overlaid(), Plan.from_config(overlaid())
     planned = round_two_points(pd.read_csv(workdir / PROTOCOL_FRONT), config)
-    assert len(planned) > 0 and "lr" in set(planned["axis"])
+    assert len(planned) > 0 and "weight_decay" in set(planned["axis"])
     # the checkpoint wrote the plan's points, through a CSV
     written = pd.read_csv(workdir / PROTOCOL_ROUND_TWO_PLAN)
     pd.testing.assert_frame_equal(written, pd.read_csv(io.StringIO(planned.to_csv(index=False))))
-    # nothing of round one was trained again: only round two's models and texts
-    trained = [line for line in output.splitlines() if line.strip().startswith("rule train:")]
-    assert len(trained) == len(plan.round_two_runs(planned["regime"]))
+
+    # round two's models and nothing else were trained: the models the smoke run lacks
+    new = trained_runs(workdir) - trained_runs(smoke_run)
+    assert new == {Path(run.path) for run in plan.round_two_runs(planned["regime"])}
     table = pd.read_csv(workdir / PROTOCOL_ROUND_TWO)
     second = table[table["round"] == 2].set_index("regime")
     assert list(second.index) == list(planned["regime"])
@@ -70,6 +80,15 @@ def test_round_two_trains_the_points_its_front_asks_for(round_two_run):
                 assert (workdir / "data/corpus.txt").read_text().startswith(text)
                 record = json.loads((workdir / plan.corpus(point["regime"])["provenance"]).read_text())
                 assert summary["corpus_sha256"] == record["corpus_sha256"]
+
+
+def test_a_round_two_corpus_size_is_the_corpus_head(round_two_run):
+    workdir, _ = round_two_run
+    files = sized_small_corpus_files(40000)
+    text = (workdir / files["corpus"]).read_text()
+    assert 30000 < len(text) <= 40000 and text.endswith("\n")  # cut back to a line end
+    assert (workdir / "data/corpus.txt").read_text().startswith(text)
+    assert json.loads((workdir / files["provenance"]).read_text())["characters"] == len(text)
 
 
 def test_round_two_distances_are_the_distance_code_s(round_two_run):
