@@ -182,6 +182,18 @@ CASES = [
     Case("train.momentum lies in [0, 1]", SCHEMA, {"train": {"momentum": 1.5}}, on("train", "momentum")),
     Case("train.clip_norm is positive", SCHEMA, {"train": {"clip_norm": 0}}, on("train", "clip_norm")),
     Case(
+        "train.weight_decay is 0 or more",
+        SCHEMA,
+        {"train": {"weight_decay": -0.1}},
+        on("train", "weight_decay"),
+    ),
+    Case(
+        "a regime's weight_decay is 0 or more",
+        SCHEMA,
+        {"regimes": {"decayed": {"weight_decay": -1e-4}}},
+        on("regimes", "decayed", "weight_decay"),
+    ),
+    Case(
         "train.forget_bias is a number or null",
         SCHEMA,
         {"train": {"forget_bias": "open"}},
@@ -592,6 +604,36 @@ CASES = [
         "protocol: the small corpus is shorter than a synthetic corpus",
         {"protocol": {"small_corpus": {"chars": 60000}}},
         "protocol.small_corpus.chars is 60000, not below the synthetic corpus's 60000 characters",
+    ),
+    Case(
+        "round two's corpus sizes are below a synthetic corpus's length",
+        "protocol.round_two: its corpus sizes are shorter than a synthetic corpus",
+        {"protocol": {"round_two": {"enabled": True, "small_corpus_chars": [40000, 60000]}}},
+        "protocol.round_two.small_corpus_chars has 60000, not below the synthetic corpus's 60000 characters",
+    ),
+    Case(
+        "round two's corpus sizes hold the probe",
+        "protocol.round_two: its corpus sizes hold the windows and the probe",
+        {"protocol": {"round_two": {"enabled": True, "small_corpus_chars": [1000]}}},
+        "round two's corpus of 1000 characters (protocol.round_two.small_corpus_chars)",
+    ),
+    Case(
+        "round two's axes are clip_norm, momentum and weight_decay",
+        SCHEMA,
+        {"protocol": {"round_two": {"axes": {"lr": [0.1]}}}},
+        "'lr' was unexpected",
+    ),
+    Case(
+        "round two's learning-rate factors are positive",
+        SCHEMA,
+        {"protocol": {"round_two": {"lr_factors": [0.5, 0]}}},
+        on("protocol", "round_two", "lr_factors", 1),
+    ),
+    Case(
+        "round two's weight decays are 0 or more",
+        SCHEMA,
+        {"protocol": {"round_two": {"axes": {"weight_decay": [-0.001]}}}},
+        on("protocol", "round_two", "axes", "weight_decay", 0),
     ),
     Case(
         "a probe line fits in the copy task's validation split",

@@ -88,7 +88,14 @@ from gatedrnn.plan import (
     model_file,
     run_files,
 )
-from gatedrnn.plan.paths import PROTOCOL_DISTANCE, PROTOCOL_FRONT
+from gatedrnn.plan.paths import (
+    PROTOCOL_CONFIRMATION_REGIMES,
+    PROTOCOL_DISTANCE,
+    PROTOCOL_FRONT,
+    PROTOCOL_ROUND_TWO,
+    PROTOCOL_ROUND_TWO_PLAN,
+    sized_small_corpus_files,
+)
 
 min_version("9.0")
 
@@ -262,6 +269,16 @@ def confirmation_runs(wildcards):
 
     table = pd.read_csv(checkpoints.protocol_scoreboard.get().output.distance)
     return PLAN.confirmation_runs(regimes_to_confirm(table))
+
+
+def round_two_runs(wildcards):
+    """What protocol_round_two trains: the sweep models of round two's points at every
+    seed of protocol.round_two.seeds (known once the checkpoint protocol_round_two_plan
+    has run)."""
+    import pandas as pd
+
+    table = pd.read_csv(checkpoints.protocol_round_two_plan.get().output.table)
+    return PLAN.round_two_runs(table["regime"])
 
 
 wildcard_constraints:

@@ -80,7 +80,7 @@ rule protocol_confirmation:
         tables=REGIME_VIEW_TABLES,
     output:
         table=reported(PROTOCOL_CONFIRMATION, "H"),
-        regimes="results/tables/protocol_confirmation_regimes.csv",
+        regimes=PROTOCOL_CONFIRMATION_REGIMES,
         front=reported(PROTOCOL_FRONT, "H"),
     log:
         log_for("protocol_confirmation"),
@@ -183,3 +183,64 @@ rule alphabet_check:
         train=PLAN.train_config("default"),
     script:
         "../scripts/alphabet_check.py"
+
+
+# Round two (protocol.round_two; gatedrnn.plan.round_two): points around every regime on
+# round one's front or near it, one axis at a time, known once the front is (a
+# checkpoint); a regime's name (<regime>__<axis><value>) says how it trains, so the one
+# `train` rule trains them. A corpus size is the small corpus's rule at another length.
+use rule small_corpus as round_two_corpus with:
+    output:
+        text=sized_small_corpus_files("{chars}")["corpus"],
+        provenance=sized_small_corpus_files("{chars}")["provenance"],
+    log:
+        log_for("small_corpus_{chars}"),
+    params:
+        code=code_version("small_corpus.py"),
+        chars=lambda wildcards: int(wildcards.chars),
+
+
+checkpoint protocol_round_two_plan:
+    """Round two's points, from round one's front and protocol.round_two."""
+    input:
+        front=PROTOCOL_FRONT,
+    output:
+        table=reported(PROTOCOL_ROUND_TWO_PLAN, "H"),
+    log:
+        log_for("protocol_round_two_plan"),
+    conda:
+        ENV
+    params:
+        code=code_version("protocol_round_two_plan.py"),
+        # what round one's regimes and round two's axes are planned from
+        config={
+            key: config[key]
+            for key in ("train", "regimes", "regime_sweep", "protocol")
+        },
+    script:
+        "../scripts/protocol_round_two_plan.py"
+
+
+rule protocol_round_two:
+    """Round two's models at protocol.round_two.seeds, and both rounds measured again."""
+    input:
+        plan=PROTOCOL_ROUND_TWO_PLAN,
+        first=([REGIME_SENSITIVITY] if PLAN.sweep_points else []) + [CORPUS_SIZE],
+        confirmed=PROTOCOL_CONFIRMATION_REGIMES,
+        summaries=lambda wildcards: run_files(round_two_runs(wildcards), "summary.json"),
+        histories=lambda wildcards: run_files(round_two_runs(wildcards), "history.csv"),
+        gates=lambda wildcards: run_files(round_two_runs(wildcards), "gates"),
+        tables=REGIME_VIEW_TABLES,
+    output:
+        table=reported(PROTOCOL_ROUND_TWO, "H"),
+    log:
+        log_for("protocol_round_two"),
+    conda:
+        ENV
+    params:
+        code=code_version("protocol_round_two.py", data=[PUBLISHED_CLAIMS]),
+        published=PUBLISHED_CLAIMS,
+        models=PLAN.claim_models,
+        seeds=config["protocol"]["round_two"]["seeds"],
+    script:
+        "../scripts/protocol_round_two.py"

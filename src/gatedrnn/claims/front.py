@@ -108,3 +108,32 @@ def protocol_front(
     """The distance table of ``regimes`` (the regime tables as one), the ``confirmed``
     regimes' rows (more seeds) in place of their first where given."""
     return distance_table(with_confirmation(regimes, confirmed), targets(claims, tables, names))
+
+
+# Round two's table (protocol_round_two.csv): the distance table's columns, then these.
+ROUND_COLUMNS = ["round", "from_regime", "axis", "value"]
+
+
+def both_rounds(
+    first: pd.DataFrame,
+    confirmed: pd.DataFrame | None,
+    second: pd.DataFrame,
+    planned: pd.DataFrame,
+    claims,
+    tables,
+    names,
+) -> pd.DataFrame:
+    """The distance table over both rounds of the protocol search, the front read over
+    all: round one's regimes (``first``, ``confirmed``'s rows in place of their first),
+    then round two's (``second``: its regime table; ``planned``: its points,
+    :func:`gatedrnn.plan.round_two.round_two_points`). ``ROUND_COLUMNS`` last: the
+    round (1 or 2), and a round-two regime's ``from_regime``, ``axis`` and ``value``."""
+    regimes = with_confirmation(first, confirmed)
+    if not second.empty:
+        regimes = pd.concat([regimes, second.reindex(columns=regimes.columns)], ignore_index=True)
+    table = distance_table(regimes, targets(claims, tables, names))
+    points = planned.set_index("regime")
+    table["round"] = [2 if regime in points.index else 1 for regime in table["regime"]]
+    for column in ROUND_COLUMNS[1:]:
+        table[column] = [points[column].get(regime) for regime in table["regime"]]
+    return table

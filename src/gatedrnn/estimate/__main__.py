@@ -16,11 +16,18 @@ from gatedrnn.estimate.planned import (
     load_config,
     missing_texts,
     planned_train_jobs,
+    round_two_after_front,
     train_jobs_for,
 )
 from gatedrnn.estimate.schedule import report
 from gatedrnn.numerics import DEFAULT as DEFAULT_CPU_ISA
 from gatedrnn.numerics import pin_this_process
+
+# Round two's jobs are known once round one's front is (a checkpoint): projected apart.
+ROUND_TWO_NOTE = (
+    "and after round one's front (protocol_front.csv), round two, which the dry run cannot list before "
+    "its checkpoint has run; the largest it can be (every round-one regime on the front):"
+)
 
 
 def fail(message: str) -> int:
@@ -65,8 +72,10 @@ def main(argv: list[str] | None = None) -> int:
     if proc.returncode != 0:
         return fail(f"the dry run failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
     planned = planned_train_jobs(proc.stdout)
+    # round two follows round one's front: its largest, projected apart (not in the dry run)
+    later = round_two_after_front(args.targets, args.configfile, workdir)
     # The vocabulary sets the budget widths: make every text it is read from (seconds).
-    texts = missing_texts(planned, args.configfile, workdir)
+    texts = missing_texts(planned + later, args.configfile, workdir)
     if texts:
         print(f"making the texts whose vocabulary sets the widths: {' '.join(texts)}", file=sys.stderr)
         made = subprocess.run([*cmd, "--cores", "1", *texts], capture_output=True, text=True)
@@ -75,6 +84,7 @@ def main(argv: list[str] | None = None) -> int:
                         f"{made.stdout[-3000:]}\n{made.stderr[-3000:]}")  # fmt: skip
     try:
         jobs, threads = train_jobs_for(planned, args.configfile, workdir)
+        round_two, _ = train_jobs_for(later, args.configfile, workdir)
     except FileNotFoundError as err:
         return fail(str(err))
     try:
@@ -82,8 +92,10 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as err:  # a damaged summary.json, named with the fix
         return fail(str(err))
     # calibrations are kept beside Snakemake's own records, for the next estimate here
-    cost_jobs(jobs, costs, cpu_isa=cpu_isa, keep=workdir / KEPT_CALIBRATIONS)
+    cost_jobs(jobs + round_two, costs, cpu_isa=cpu_isa, keep=workdir / KEPT_CALIBRATIONS)
     print(report(jobs, args.cores, threads))
+    if round_two:
+        print(f"\n{ROUND_TWO_NOTE}\n{report(round_two, args.cores, threads)}")
     if args.json:
         Path(args.json).write_text(json.dumps({j.name: j.seconds for j in jobs}, indent=1, sort_keys=True))
     return 0

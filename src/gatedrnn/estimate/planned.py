@@ -111,3 +111,24 @@ def train_jobs_for(planned: list[dict], configfiles: list[str], workdir: Path) -
         )
         jobs.append(job)
     return jobs, int(config["train"]["threads"])
+
+
+# The targets that reach round two of the protocol search (none given: `rule all`).
+ROUND_TWO_TARGETS = {"all", "stage_protocol", "results/tables/protocol_round_two.csv"}
+
+
+def round_two_after_front(targets: list[str], configfiles: list[str], workdir: Path) -> list[dict]:
+    """``{regime, cell, width, seed}`` of the largest round two (every round-one regime on
+    the front) not trained yet, when ``targets`` reach round two and its checkpoint
+    (protocol_round_two_plan) has not run: a dry run cannot list its jobs before then.
+    None once the checkpoint has run (the dry run lists them) or when it is off."""
+    from gatedrnn.plan import PROTOCOL_ROUND_TWO_PLAN, Plan, model_file
+
+    plan = Plan.from_config(load_config(configfiles, workdir))
+    reached = not targets or bool(ROUND_TWO_TARGETS & set(targets))
+    if not (plan.round_two_enabled and reached) or (Path(workdir) / PROTOCOL_ROUND_TWO_PLAN).exists():
+        return []
+    runs = plan.round_two_runs(plan.round_two_regimes)
+    return [{"regime": run.regime, "cell": run.model.rsplit("_", 1)[0], "width": run.model.rsplit("_", 1)[1],
+             "seed": str(run.seed)} for run in runs
+            if not (Path(workdir) / model_file(run, "summary.json")).exists()]  # fmt: skip

@@ -52,6 +52,7 @@ def report(jobs: list[TrainJob], cores: int, threads: int) -> str:
     by_regime: dict[str, list[TrainJob]] = {}
     for job in jobs:
         by_regime.setdefault(job.regime, []).append(job)
+    width = max([28, *map(len, by_regime)])  # round two's names run longer
     lines = [
         f"{len(jobs)} training jobs to run, {threads} thread(s) each, {slots} at a time (--cores {cores}):",
         f"  projected CPU time  {format_hours(cpu)}",
@@ -61,9 +62,9 @@ def report(jobs: list[TrainJob], cores: int, threads: int) -> str:
         f"  steps to train: {sum(j.steps for j in jobs):,} "
         f"({sum(1 for j in jobs if j.after)} jobs continue a shorter run's state)",
         "",
-        f"{'regime':<28} {'jobs':>5} {'steps':>8} {'CPU':>10}",
+        f"{'regime':<{width}} {'jobs':>5} {'steps':>8} {'CPU':>10}",
     ]
     for regime, group in by_regime.items():
-        lines.append(f"{regime:<28} {len(group):>5} {sum(j.steps for j in group):>8,} "
+        lines.append(f"{regime:<{width}} {len(group):>5} {sum(j.steps for j in group):>8,} "
                      f"{format_hours(sum(j.seconds for j in group) * threads):>10}")  # fmt: skip
     return "\n".join(lines)

@@ -40,6 +40,8 @@ from gatedrnn.plan.paths import (
     OPEN_QUESTIONS_REPORT,
     PROTOCOL_CONFIRMATION,
     PROTOCOL_FIGURE,
+    PROTOCOL_ROUND_TWO,
+    PROTOCOL_ROUND_TWO_PLAN,
     PROTOCOL_SCOREBOARD,
     PROTOCOL_TABLES,
     REGIME_SENSITIVITY,
@@ -47,12 +49,14 @@ from gatedrnn.plan.paths import (
     TABLE_TARGETS,
     Run,
     checkpoint_dir,
+    dataset_files,
     gate_file,
     log_file,
     model_dir,
     model_file,
     run_files,
 )
+from gatedrnn.plan.protocol_runs import ProtocolRuns
 from gatedrnn.plan.published import published_tables
 from gatedrnn.plan.questions import QuestionRuns, enabled_questions, question_runs
 from gatedrnn.plan.regimes import (
@@ -74,6 +78,8 @@ __all__ = [
     "CORPUS_SIZE",
     "PROTOCOL_CONFIRMATION",
     "PROTOCOL_FIGURE",
+    "PROTOCOL_ROUND_TWO",
+    "PROTOCOL_ROUND_TWO_PLAN",
     "PROTOCOL_SCOREBOARD",
     "CORPUS_INVENTORY",
     "CORPUS_PROVENANCE",
@@ -98,7 +104,7 @@ Model = tuple[str, int | str]  # (cell, width): width an integer or "budget"
 
 
 @dataclass(frozen=True, eq=False)
-class Plan:
+class Plan(ProtocolRuns):
     """Every run and file of one config. Build it with :meth:`from_config`."""
 
     config: Mapping
@@ -124,6 +130,7 @@ class Plan:
         check_forget_bias_sweep(config)
         plan = cls(config, regimes, tuple(points), tuple(size_points))
         plan.questions  # noqa: B018 (plans, and checks, the open questions now, not at first use)
+        plan.round_two_regimes  # noqa: B018 (and round two's names)
         check_plan(plan)
         return plan
 
@@ -250,40 +257,6 @@ class Plan:
         return run_files(self.regime_sweep_runs, name)
 
     @property
-    def protocol_enabled(self) -> bool:
-        return bool(self.config.get("protocol", {}).get("enabled"))
-
-    @property
-    def corpus_size_runs(self) -> tuple[Run, ...]:
-        """Every model of the corpus-size axis: point, then model, then seed."""
-        if not self.corpus_size_points:
-            return ()
-        seeds = self.config["protocol"]["small_corpus"]["seeds"]
-        return tuple(
-            run
-            for point in self.corpus_size_points
-            for run in self.runs(self.sweep_models, point["regime"], seeds)
-        )
-
-    def corpus_size_files(self, name: str) -> list[str]:
-        """One file of every model of the corpus-size axis."""
-        return run_files(self.corpus_size_runs, name)
-
-    def confirmation_runs(self, regimes: Iterable[str]) -> tuple[Run, ...]:
-        """The regime sweep's two models under each of ``regimes`` (the front's and those near it)
-        at every seed of ``protocol.confirm.seeds``: regime, then model, then seed."""
-        seeds = self.config["protocol"]["confirm"]["seeds"]
-        return tuple(run for regime in regimes for run in self.runs(self.sweep_models, regime, seeds))
-
-    def confirmation_points(self, regimes: Iterable[str]) -> list[dict]:
-        """The sweep points (either corpus) of ``regimes``, in the order given."""
-        by_name = {p["regime"]: p for p in (*self.sweep_points, *self.corpus_size_points)}
-        unknown = [r for r in regimes if r not in by_name]
-        if unknown:
-            raise ValueError(f"the scoreboard names {unknown}, which are not points of either sweep")
-        return [by_name[r] for r in regimes]
-
-    @property
     def training_runs(self) -> tuple[Run, ...]:
         """Every run `rule all` trains, each once, in first-needed order: the grid, the
         comparison and E1's models, the forget-bias sweep, the regime sweep, and the
@@ -315,16 +288,20 @@ class Plan:
 
     # ---------------------------------------------------------------------- regimes
 
+    def overrides(self, regime: str) -> Mapping:
+        """A regime's overrides of `train` (and dataset): round one's, or round two's."""
+        return self.regimes[regime] if regime in self.regimes else self.round_two_regimes[regime]
+
     def train_config(self, regime: str) -> dict:
         """The `train` keys that shape a model, with the regime's overrides applied."""
-        return train_config_with(self.config["train"], self.regimes[regime])
+        return train_config_with(self.config["train"], self.overrides(regime))
 
     def dataset(self, regime: str) -> str:
-        return dataset_of(self.regimes[regime])
+        return dataset_of(self.overrides(regime))
 
     def corpus(self, regime: str) -> dict[str, str]:
         """{corpus, provenance}: the text files a regime's models train on."""
-        return DATASETS[self.dataset(regime)]
+        return dataset_files(self.dataset(regime))
 
     def train_mem_mb(self, run: Run, provenance: Mapping, limit: tuple[int, str] | None = None) -> int:
         """The memory (MB) a training job asks of the scheduler (gatedrnn.plan.resources),
@@ -335,8 +312,10 @@ class Plan:
         return train_mem_mb(configured, cell, token, self.train_config(run.regime), provenance, limit)
 
     def prefix_regime(self, regime: str) -> str | None:
-        """The regime whose run is this regime's first steps (gatedrnn.train.prefix)."""
-        trains = {name: self.train_config(name) | {"dataset": self.dataset(name)} for name in self.regimes}
+        """The regime whose run is this regime's first steps (gatedrnn.train.prefix), among
+        round one's regimes: a round-two regime's shorter sibling may not be planned."""
+        names = [*self.regimes, *([regime] if regime not in self.regimes else [])]
+        trains = {name: self.train_config(name) | {"dataset": self.dataset(name)} for name in names}
         return prefix_regime(trains, regime)
 
     def prefix_files(self, run: Run) -> list[str]:
@@ -350,10 +329,11 @@ class Plan:
         """What each wildcard of a run's files may be: a planned regime, a cell, a width
         token (w325, budget325), a seed."""
         return {
-            "regime": "|".join(re.escape(name) for name in self.regimes),
+            "regime": "|".join(re.escape(name) for name in [*self.regimes, *self.round_two_regimes]),
             "cell": "|".join(cell_names(self.config)),
             "width": "w[1-9][0-9]*|budget[1-9][0-9]*",
             "seed": "[0-9]+",
+            "chars": "[1-9][0-9]*",  # a round-two corpus size
         }
 
     # ---------------------------------------------------------------------- targets
@@ -390,7 +370,8 @@ class Plan:
         """Which protocol reproduces the study (`protocol`): its tables (PROTOCOL_TABLES), the figure."""
         if not self.protocol_enabled:
             return []
-        return [ALPHABET_CHECK, CORPUS_SIZE, *PROTOCOL_TABLES, PROTOCOL_FIGURE]
+        round_two = [PROTOCOL_ROUND_TWO_PLAN, PROTOCOL_ROUND_TWO] if self.round_two_enabled else []
+        return [ALPHABET_CHECK, CORPUS_SIZE, *PROTOCOL_TABLES, PROTOCOL_FIGURE, *round_two]
 
     def claims_tables(self, published: str, new_findings: str) -> list[str]:
         """The tables the claims ledger reads: every table published.yaml names, and

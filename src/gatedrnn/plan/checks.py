@@ -388,4 +388,4 @@ def windows_fit(plan) -> Iterable[str]:
 
 
 # The forget-bias sweep's checks live in their own module (this one is at its size limit).
-from gatedrnn.plan import sweep_checks  # noqa: E402, F401
+from gatedrnn.plan import round_two_checks, sweep_checks  # noqa: E402, F401

@@ -9,6 +9,7 @@ wildcard patterns: ``model_file(ANY_RUN, "model.pt")`` is
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import NamedTuple
 
@@ -33,6 +34,27 @@ DATASETS = {
     },
 }
 
+# Round two's corpus sizes (protocol.round_two.small_corpus_chars): the corpus's first
+# characters as the small corpus, one folder each (small_corpus_<chars>).
+SIZED_SMALL_CORPUS = re.compile(r"small_corpus_(?P<chars>[1-9][0-9]*)")
+
+
+def sized_small_corpus_files(chars: int | str) -> dict[str, str]:
+    """{corpus, provenance} of the corpus's first ``chars`` characters (``"{chars}"``: the
+    rule's pattern)."""
+    folder = f"data/small_corpus_{chars}"
+    return {"corpus": f"{folder}/corpus.txt", "provenance": f"{folder}/corpus.json"}
+
+
+def dataset_files(name: str) -> dict[str, str]:
+    """{corpus, provenance}: the files of a dataset (``DATASETS``, or a round-two size)."""
+    if name in DATASETS:
+        return DATASETS[name]
+    if not (sized := SIZED_SMALL_CORPUS.fullmatch(name)):
+        raise KeyError(f"no dataset {name!r}")
+    return sized_small_corpus_files(sized["chars"])
+
+
 # What the corpus source holds, member by member (the alphabet check's input).
 CORPUS_INVENTORY = f"{CORPUS_STEM}_inventory.json"
 
@@ -45,6 +67,8 @@ REGIME_SENSITIVITY = "results/tables/regime_sensitivity.csv"
 CORPUS_SIZE = "results/tables/corpus_size.csv"
 PROTOCOL_SCOREBOARD = "results/tables/protocol_scoreboard.csv"
 PROTOCOL_CONFIRMATION = "results/tables/protocol_confirmation.csv"
+# the confirmed regimes' regime-table rows (their seeds' means): round two reads them too
+PROTOCOL_CONFIRMATION_REGIMES = "results/tables/protocol_confirmation_regimes.csv"
 PROTOCOL_FIGURE = "results/figures/protocol_scoreboard.png"
 # The protocol distance (gatedrnn.claims.front): every regime's loss and gate distance
 # from its first seeds (the checkpoint's), and again with the confirmed regimes' seeds.
@@ -52,6 +76,10 @@ PROTOCOL_DISTANCE = "results/tables/protocol_distance.csv"
 PROTOCOL_FRONT = "results/tables/protocol_front.csv"
 # In the order the rules write them: the scoreboard and distances, the confirmation, the front.
 PROTOCOL_TABLES = (PROTOCOL_SCOREBOARD, PROTOCOL_DISTANCE, PROTOCOL_CONFIRMATION, PROTOCOL_FRONT)
+# Round two (gatedrnn.plan.round_two): the points the front asks for (a checkpoint), and
+# every regime of both rounds measured again, round two's with their axis.
+PROTOCOL_ROUND_TWO_PLAN = "results/tables/protocol_round_two_plan.csv"
+PROTOCOL_ROUND_TWO = "results/tables/protocol_round_two.csv"
 
 
 class Run(NamedTuple):

@@ -13,7 +13,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from gatedrnn.plan.paths import DATASETS, LOGS
+from gatedrnn.plan.paths import LOGS
 
 # The folders under results/ whose runs' files sit in a folder per regime.
 PER_REGIME = (
@@ -30,7 +30,7 @@ PER_REGIME = (
 def output_folders(plan) -> set[str]:
     """Every folder the plan's jobs write into (relative to the working directory)."""
     folders = {"data", "results", LOGS}
-    folders |= {os.path.dirname(dataset["corpus"]) for dataset in DATASETS.values()}
+    folders |= {os.path.dirname(dataset["corpus"]) for dataset in plan.datasets.values()}
     folders |= {os.path.dirname(path) for targets in plan.targets.values() for path in targets}
     folders |= {f"results/{kind}/{regime}" for kind in PER_REGIME for regime in plan.regimes}
     return folders

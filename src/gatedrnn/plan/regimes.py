@@ -21,6 +21,7 @@ TRAIN_CONFIG_KEYS = (
     "seq_len",
     "steps",
     "clip_norm",
+    "weight_decay",
     "eval_every",
     "val_windows",
     "embed_dim",

@@ -27,6 +27,7 @@ class TrainConfig:
     seq_len: int = 128
     steps: int = 800
     clip_norm: float = 1.0
+    weight_decay: float = 0.0  # L2 on every parameter, in the optimizer's gradient (adam and sgd)
     eval_every: int = 50
     val_windows: int = 128
     embed_dim: int = 128
@@ -43,10 +44,22 @@ class TrainConfig:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
         if not self.lr > 0:
             raise ValueError(f"lr must be positive, got {self.lr}")
+        if not self.weight_decay >= 0:
+            raise ValueError(f"weight_decay must be 0 or more, got {self.weight_decay}")
         if problem := readout_norm_problem(self.readout_norm):
             raise ValueError(problem)
         if self.vocabulary not in VOCABULARIES:
             raise ValueError(unknown_vocabulary(self.vocabulary))
+
+
+def hashed_protocol(cfg: TrainConfig) -> dict:
+    """The protocol's keys as hashed: a key added later is left out at its default value
+    (``weight_decay`` 0), so that a protocol without it hashes as before the key existed
+    and the checkpoints and final states written then still resume and prefix runs."""
+    train = asdict(cfg)
+    if train["weight_decay"] == 0:
+        del train["weight_decay"]
+    return train
 
 
 def config_hash(payload: dict) -> str:
@@ -61,7 +74,7 @@ def prefix_hash(cfg: TrainConfig, identity: dict | None) -> str:
     validation at the last step (the learning rate is constant); which states
     of another length may be used is :func:`prefix_state_problem`'s to say.
     """
-    train = asdict(cfg)
+    train = hashed_protocol(cfg)
     del train["steps"]
     return config_hash({"train": train, "identity": identity or {}})
 

@@ -35,7 +35,7 @@ import os
 import platform
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
@@ -53,7 +53,7 @@ from gatedrnn.train.checkpoints import (
     prune_checkpoints,
     verify_archive,
 )
-from gatedrnn.train.config import TrainConfig, config_hash, prefix_hash
+from gatedrnn.train.config import TrainConfig, config_hash, hashed_protocol, prefix_hash
 from gatedrnn.train.interrupt import TrainingInterrupted, deferred_sigterm
 
 # A training loss above this many times ln(V) (the loss of guessing uniformly) is
@@ -119,9 +119,13 @@ def make_optimizer(model: nn.Module, cfg: TrainConfig) -> torch.optim.Optimizer:
     # MKL's VML: its kernel is chosen by the CPU and is not exactly rounded, so its bits
     # differ between Intel and AMD whatever MKL_CBWR says (gatedrnn.numerics, "Why").
     # SGD with momentum has no square root; foreach is its multi-tensor path.
+    # weight_decay is PyTorch's own (L2 added to the gradient, not AdamW's decoupled
+    # decay); at 0 both optimizers skip it and step as without the argument.
     if cfg.optimizer == "adam":
-        return torch.optim.Adam(model.parameters(), lr=cfg.lr, fused=True)
-    return torch.optim.SGD(model.parameters(), lr=cfg.lr, momentum=cfg.momentum, foreach=True)
+        return torch.optim.Adam(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay, fused=True)
+    return torch.optim.SGD(
+        model.parameters(), lr=cfg.lr, momentum=cfg.momentum, weight_decay=cfg.weight_decay, foreach=True
+    )
 
 
 def sequence_loss(model: CharModel, windows: torch.Tensor) -> torch.Tensor:
@@ -180,7 +184,7 @@ def train_model(
         raise ValueError(f"on_divergence must be 'raise' or 'record', not {on_divergence!r}")
     dev = pick_device(device)
     set_determinism(dev)
-    expected_hash = config_hash({"train": asdict(cfg), "identity": identity or {}})
+    expected_hash = config_hash({"train": hashed_protocol(cfg), "identity": identity or {}})
     expected_prefix_hash = prefix_hash(cfg, identity)
 
     model = build_model(cell, hidden, vocab_size, seed, cfg).to(dev)

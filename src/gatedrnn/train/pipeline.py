@@ -38,7 +38,7 @@ from gatedrnn.io.files import atomic_torch_save, atomic_write_bytes
 from gatedrnn.io.reading import corpus_splits
 from gatedrnn.io.records import read_summary
 from gatedrnn.train.checkpoints import FINAL_STATE_NAME
-from gatedrnn.train.config import TrainConfig, config_hash
+from gatedrnn.train.config import TrainConfig, config_hash, hashed_protocol
 from gatedrnn.train.loop import summarise, train_model
 
 
@@ -148,7 +148,7 @@ def train_one(
             "regime": regime,
             "vocab_size": len(vocab),
             "train_config": asdict(cfg),
-            "config_hash": config_hash({"train": asdict(cfg), "identity": identity}),
+            "config_hash": config_hash({"train": hashed_protocol(cfg), "identity": identity}),
             "corpus_sha256": provenance["corpus_sha256"],
             "resumed_from_step": result.resumed_from,
             **({"prefix_from": prefix} if prefix else {}),

@@ -1,0 +1,28 @@
+"""Rule protocol_round_two: round two's models reduced like the regime sweep
+(gatedrnn.tables.regime_sweep), and every regime of both rounds measured by its loss and
+gate distances, the front read over both (gatedrnn.claims.front.both_rounds)."""
+
+import pandas as pd
+
+from gatedrnn.claims import load_claims, read_tables
+from gatedrnn.claims.front import both_rounds
+from gatedrnn.claims.scoreboard import regime_frame
+from gatedrnn.scripting import run_logged, workflow_file
+from gatedrnn.tables.regime_sweep import load_runs, regime_sensitivity_table
+
+
+def main(log):
+    planned = pd.read_csv(snakemake.input.plan)
+    runs = load_runs(snakemake.input.summaries, snakemake.input.histories, snakemake.input.gates)
+    second = regime_frame(regime_sensitivity_table(planned.to_dict("records"), runs))
+    first = regime_frame(*(pd.read_csv(path) for path in snakemake.input.first))
+    confirmed = pd.read_csv(snakemake.input.confirmed)
+    claims = load_claims(workflow_file(snakemake, snakemake.params.published))
+    tables = read_tables(snakemake.input.tables)
+    table = both_rounds(first, confirmed, second, planned, claims, tables, dict(snakemake.params.models))
+    table.to_csv(snakemake.output.table, index=False)
+    log(f"round two: {len(planned)} points, seeds {snakemake.params.seeds}")
+    log(table.to_string(index=False))
+
+
+run_logged(snakemake.log[0], main)
