@@ -120,11 +120,10 @@ def test_the_sentence_reads_the_split(tmp_path):
 
 
 def test_the_question_trains_only_the_tied_lstms():
-    # off by default until the reference is retrained with it; switched on here
-    plan = plan_of(lambda c: c["open_questions"]["coupled_gates"].update(enabled=True))
+    plan = plan_of()  # on by default
     runs = plan.questions.coupled_gates
     assert {(r.model, r.seed) for r in plan.questions.coupled_gates_cifg} == {
-        (m, s) for m in ("cifg_w325", "cifg_budget325") for s in (0, 1, 2)
+        (m, s) for m in ("cifg_w325", "cifg_budget325") for s in plan.config["grid"]["seeds"]
     }
     # the LSTM and the budget GRU are the grid's own runs, not trained again
     assert set(runs) - set(plan.questions.coupled_gates_cifg) <= set(plan.runs(plan.grid))

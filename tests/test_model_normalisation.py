@@ -205,7 +205,8 @@ def test_the_question_trains_the_comparison_under_the_old_model_at_the_grid_s_se
     assert {(r.regime, r.model) for r in runs} == {
         ("old_model", "lstm_w325"), ("old_model", "gru_w325"), ("old_model", "gru_budget325")
     }  # fmt: skip
-    assert sorted({r.seed for r in runs}) == [0, 1, 2] and len(runs) == 9
+    seeds = plan.config["grid"]["seeds"]
+    assert sorted({r.seed for r in runs}) == sorted(seeds) and len(runs) == 3 * len(seeds)
     assert set(runs) <= set(plan.training_runs)
     # its gates: the LSTM's and the budget GRU's (C2, C3, C5, D1, D2, D5 of the old model)
     assert {("old_model", "lstm_w325"), ("old_model", "gru_budget325")} == {

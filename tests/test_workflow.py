@@ -47,12 +47,13 @@ def grid_model_names(config):
 
 
 def test_grid_dry_run_lists_exactly_the_grid(tmp_path):
-    """The grid's own target (E2's curves need every grid model) plans exactly its 12 jobs."""
+    """The grid's own target (E2's curves need every grid model) plans exactly its 40 jobs:
+    four models at ten seeds."""
     text = dry_run_outputs(tmp_path, "results/tables/val_loss_curves.csv")
     expected = grid_model_names(yaml.safe_load(DEFAULT_CONFIG.read_text()))
-    assert len(expected) == 12
+    assert len(expected) == 4 * 10
     assert planned_models(text) == expected
-    assert job_counts(text)["train"] == 12
+    assert job_counts(text)["train"] == 40
 
 
 def test_full_dry_run_trains_the_grid_and_the_declared_regimes(tmp_path):
@@ -73,7 +74,7 @@ def test_full_dry_run_trains_the_grid_and_the_declared_regimes(tmp_path):
 def test_one_artifact_pulls_only_what_it_needs(tmp_path):
     text = dry_run_outputs(tmp_path, "results/tables/gru_vs_lstm.csv")
     counts = job_counts(text)
-    assert counts == {"corpus": 1, "train": 9, "gru_vs_lstm": 1}
+    assert counts == {"corpus": 1, "train": 3 * 10, "gru_vs_lstm": 1}  # three models, ten seeds
     assert not any(m.startswith("rnn_") for m in planned_models(text))
 
 
