@@ -83,27 +83,15 @@ def cmd_emulated(args) -> int:
     return emulation.run(child)
 
 
-def trained_cpu_isa(model_dir: Path) -> str | None:
-    """The numerics.cpu_isa a model's summary.json records (None: no summary, or none recorded)."""
-    import json
-
-    summary = model_dir / "summary.json"
-    if not summary.is_file():
-        return None
-    try:
-        return (json.loads(summary.read_text()).get("numerics") or {}).get("cpu_isa")
-    except ValueError:
-        return None  # cmd_full_size names the damaged file
-
-
 def cmd_full_size(args) -> int:
     """A full-size model the workflow trained, against the fingerprint file's record of it."""
     from gatedrnn.verify import fingerprint
     from gatedrnn.verify.against_reference import compare
 
-    path = Path(args.file)
-    stored = fingerprint.load(path)
     name, here = fingerprint.full_size_record(Path(args.full_size))
+    # the record of the setting the model was trained under, unless --file names one
+    path = Path(args.file) if args.file else fingerprint.path_for(here["numerics"]["cpu_isa"])
+    stored = fingerprint.load(path)
     records = stored.setdefault("full_size", {})
     trained_on = here["numerics"]
     if name not in records:
@@ -243,8 +231,7 @@ def main(argv: list[str] | None = None) -> int:
         from gatedrnn.verify.fingerprint import path_for
 
         args.cpu_isa = args.fingerprint_isa or args.cpu_isa or numerics.DEFAULT
-        if args.full_size:  # the record of the setting the model was trained under
-            args.file = args.file or str(path_for(trained_cpu_isa(Path(args.full_size)) or args.cpu_isa))
+        if args.full_size:
             return cmd_full_size(args)
         args.file = args.file or str(path_for(args.cpu_isa))
         return cmd_emulated(args) if args.emulate else cmd_fingerprint(args)
