@@ -109,6 +109,24 @@ def test_editing_training_or_model_code_retrains(workflow_copy, module):
     assert planned["train"] >= len(Plan.from_config(SMOKE).training_runs) == 37, planned
 
 
+def test_training_code_holds_no_module_of_the_plan():
+    # train.py gets what the plan decides through its params, so a fix to the plan of
+    # runs between two stages of a reference run retrains nothing (docs/reruns.md)
+    from gatedrnn.code_version import module_closure
+
+    closure = module_closure(REPO / "workflow/scripts/train.py")
+    assert {"gatedrnn.train.loop", "gatedrnn.core.model", "gatedrnn.numerics"} <= set(closure)
+    assert [name for name in closure if name.startswith("gatedrnn.plan")] == []
+
+
+def test_editing_the_plan_of_runs_retrains_nothing(workflow_copy):
+    code, run = workflow_copy
+    path = code / "src/gatedrnn/plan/round_two.py"
+    path.write_text(path.read_text() + "\n_EDITED = True\n")
+    planned = planned_rules(code, run)
+    assert "train" not in planned, planned
+
+
 def test_comments_whitespace_and_docstrings_are_not_code(workflow_copy):
     code, run = workflow_copy
     loop = code / "src/gatedrnn/train/loop.py"

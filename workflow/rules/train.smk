@@ -25,6 +25,10 @@ rule train:
         runtime=config["train"]["runtime"],
     params:
         code=code_version("train.py"),
+        # what builds the model: a plug-in's import path (its file names carry only its
+        # class name), or the built-in's name; a param, so train.py needs no plan import
+        # and the training code's version does not follow the plan package
+        cell=lambda wildcards: PLAN.cell_path(wildcards.cell),
         train=lambda wildcards: PLAN.train_config(wildcards.regime),
         train_fraction=config["split"]["train_fraction"],
         checkpoint_every=config["train"]["checkpoint_every"],

@@ -6,7 +6,6 @@ from pathlib import Path
 
 from gatedrnn.io.files import exclusive_folder_lock
 from gatedrnn.numerics import check_in_force
-from gatedrnn.plan.cells import cell_path
 from gatedrnn.scripting import run_logged
 from gatedrnn.train.checks import check_before_training
 from gatedrnn.train.interrupt import SIGTERM_EXIT_STATUS, TrainingInterrupted
@@ -54,7 +53,7 @@ def train(log):
             corpus_path=snakemake.input.corpus,
             provenance_path=snakemake.input.provenance,
             # a plug-in's import path (its file names carry its class name), or the built-in
-            cell=cell_path(snakemake.config, snakemake.wildcards.cell),
+            cell=snakemake.params.cell,
             width_token=snakemake.wildcards.width,
             seed=int(snakemake.wildcards.seed),
             regime=snakemake.wildcards.regime,
