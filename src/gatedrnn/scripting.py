@@ -12,8 +12,6 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-import torch
-
 from gatedrnn.errors import CorpusError, TrainingDiverged
 
 # Errors whose message already says what is wrong and how to fix it.
@@ -32,6 +30,16 @@ def workflow_file(snakemake, relative: str) -> Path:
     return Path(snakemake.scriptdir).resolve().parents[1] / relative
 
 
+def set_threads(threads: int) -> None:
+    """PyTorch's threads for this process, without importing it: a rule that reads only
+    tables never pays for torch (seconds per job). Where torch is loaded already, set
+    now; where not, its thread pools start from the environment when it loads."""
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(threads)
+    else:
+        os.environ["OMP_NUM_THREADS"] = os.environ["MKL_NUM_THREADS"] = str(threads)
+
+
 def run_logged(log_path: str, main: Callable[[Callable[[str], None]], None], threads: int = 1) -> None:
     """Run ``main(log)`` with stdout/stderr going to ``log_path``, on ``threads`` torch threads.
 
@@ -44,7 +52,7 @@ def run_logged(log_path: str, main: Callable[[Callable[[str], None]], None], thr
     (ISO 8601, seconds); the first says which copy of the package runs.
     """
     Path(log_path).parent.mkdir(parents=True, exist_ok=True)
-    torch.set_num_threads(threads)
+    set_threads(threads)
     console = sys.__stderr__
     with open(log_path, "w", buffering=1) as log_file:
 
