@@ -78,7 +78,7 @@ def test_the_fingerprint_covers_every_cell_and_two_layers():
     stored = fingerprint.load()
     assert set(stored["weights_sha256"]) == set(fingerprint.MODELS)
     cells = {cell for cell, _ in fingerprint.MODELS.values()}
-    assert cells == {"rnn", "gru", "lstm", "cho_gru", "gru_noreset"}
+    assert cells == {"rnn", "gru", "lstm", "cho_gru", "gru_noreset", "cifg", "mingru"}
     assert any(layers == 2 for _, layers in fingerprint.MODELS.values())
     assert stored["cpu_isa"] == numerics.DEFAULT
     assert stored["passed_on"], "the fingerprint lists the CPUs it passed on"
@@ -87,6 +87,13 @@ def test_the_fingerprint_covers_every_cell_and_two_layers():
     for full_size in stored.get("full_size", {}).values():
         assert full_size["steps"] == 800 and full_size["numerics"]["cpu_isa"] == numerics.DEFAULT
         assert len(full_size["weights_sha256"]) == 64 and full_size["passed_on"]
+
+
+def test_a_record_written_before_a_cell_joined_is_checked_on_what_it_holds():
+    # portable's record predates cifg and mingru: its CPUs passed on its seven models
+    older = fingerprint.load(fingerprint.path_for("portable"))["weights_sha256"]
+    assert set(older) < set(fingerprint.MODELS)
+    assert {"cifg", "mingru"} <= set(fingerprint.MODELS) - set(older)
 
 
 def test_differences_name_missing_and_changed_models():

@@ -39,6 +39,8 @@ MODELS = {
     "lstm": ("lstm", 1),
     "cho_gru": ("cho_gru", 1),
     "gru_noreset": ("gru_noreset", 1),
+    "cifg": ("cifg", 1),
+    "mingru": ("mingru", 1),
     "lstm_two_layers": ("lstm", 2),
     "gru_two_layers": ("gru", 2),
 }
@@ -55,8 +57,10 @@ PROTOCOL = {
 }
 
 
-def train_fingerprint(cpu_isa: str, log=lambda message: None) -> dict[str, str]:
-    """name -> sha256 of the weights after :data:`PROTOCOL`'s steps, for every model of :data:`MODELS`."""
+def train_fingerprint(cpu_isa: str, log=lambda message: None, names=None) -> dict[str, str]:
+    """name -> sha256 of the weights after :data:`PROTOCOL`'s steps, for every model of
+    :data:`MODELS`, or of ``names`` (a record's models: one written before a cell joined
+    :data:`MODELS` is checked on what it holds, its CPUs' passes still meaning that)."""
     numerics.check_in_force(cpu_isa)
     import torch
 
@@ -70,7 +74,8 @@ def train_fingerprint(cpu_isa: str, log=lambda message: None) -> dict[str, str]:
     vocab = Vocabulary.from_text(text)
     train_ids, val_ids = split_train_val(vocab.encode(text), 0.9)
     hashes = {}
-    for name, (cell, layers) in MODELS.items():
+    for name in MODELS if names is None else names:
+        cell, layers = MODELS[name]
         cfg = TrainConfig(**PROTOCOL, layers=layers)
         result = train_model(
             cell=cell,
