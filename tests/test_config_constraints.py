@@ -630,6 +630,12 @@ CASES = [
         on("protocol", "round_two", "lr_factors", 1),
     ),
     Case(
+        "round two's bound is a positive number of trainings",
+        SCHEMA,
+        {"protocol": {"round_two": {"max_trainings": 0}}},
+        on("protocol", "round_two", "max_trainings"),
+    ),
+    Case(
         "round two's weight decays are 0 or more",
         SCHEMA,
         {"protocol": {"round_two": {"axes": {"weight_decay": [-0.001]}}}},

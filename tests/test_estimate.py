@@ -231,3 +231,20 @@ def test_a_calibration_serves_every_optimizer_is_kept_and_says_one_line_per_mode
     assert again[0].seconds == pytest.approx(3.0 + 80 * 0.5 + 9 * 1.0)
     # verify's projection is a range: the projection, and the same on a busy machine
     assert format_range(600) == "10.0 to 15.0 min" and format_range(3000) == "50.0 min to 1.25 h"
+
+
+def test_round_two_is_projected_at_its_bound_the_costliest_points_first():
+    from gatedrnn.estimate.planned import capped_round_two
+
+    def job(regime, model, seconds):
+        return TrainJob(regime, model, 0, SHAPE, steps=800, evaluations=9, seconds=seconds)
+
+    jobs = [
+        job(r, m, s) for r, s in (("a", 1.0), ("b", 4.0), ("c", 2.0), ("d", 4.0)) for m in ("lstm", "gru")
+    ]
+    config = {"protocol": {"round_two": {"seeds": [0], "max_trainings": 5}}}  # 2 points of 2 models
+    assert [(j.regime, j.model) for j in capped_round_two(jobs, config)] == [
+        ("b", "lstm"), ("b", "gru"), ("d", "lstm"), ("d", "gru")
+    ]  # fmt: skip
+    config["protocol"]["round_two"]["max_trainings"] = 100
+    assert capped_round_two(jobs, config) == jobs

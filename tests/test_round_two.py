@@ -9,10 +9,21 @@ import copy
 import pandas as pd
 import pytest
 import yaml
-from conftest import DEFAULT_CONFIG
+from conftest import DEFAULT_CONFIG, REPO
 
-from gatedrnn.plan import PROTOCOL_ROUND_TWO, PROTOCOL_ROUND_TWO_PLAN, Plan
-from gatedrnn.plan.round_two import possible_round_two_points, round_two_points
+from gatedrnn.plan import (
+    PROTOCOL_ROUND_TWO,
+    PROTOCOL_ROUND_TWO_FRONT,
+    PROTOCOL_ROUND_TWO_PLAN,
+    ConfigError,
+    Plan,
+)
+from gatedrnn.plan.round_two import (
+    possible_round_two_points,
+    round_one_points,
+    round_two_points,
+    round_two_trainings,
+)
 
 DEFAULT = yaml.safe_load(DEFAULT_CONFIG.read_text())
 SMALL, ADAM, FAR = "sgd_lr1_steps800_small", "adam_lr0.0005_steps800", "sgd_lr0.1_steps800"
@@ -23,6 +34,7 @@ def config_with(mutate=None) -> dict:
     config["protocol"]["round_two"] = {
         "enabled": True,
         "seeds": [0, 1],
+        "max_trainings": 10_000,  # the bound has its own tests below
         "lr_factors": [0.5, 2.0],
         "small_corpus_chars": [550000, 2200000],
         "axes": {"clip_norm": [0.25, 1.0, 5.0], "momentum": [0.0], "weight_decay": [0.0001]},
@@ -108,14 +120,19 @@ def test_every_point_a_front_can_ask_for_is_a_regime_the_plan_trains():
     everything = front(*((p["regime"], True, False) for p in (*plan.sweep_points, *plan.corpus_size_points)))
     assert [p["regime"] for p in largest] == list(plan.round_two_regimes)
     assert set(round_two_points(everything, plan.config)["regime"]) <= set(plan.round_two_regimes)
-    assert plan.targets["protocol"][-2:] == [PROTOCOL_ROUND_TWO_PLAN, PROTOCOL_ROUND_TWO]
+    assert plan.targets["protocol"][-3:] == [
+        PROTOCOL_ROUND_TWO_PLAN,
+        PROTOCOL_ROUND_TWO,
+        PROTOCOL_ROUND_TWO_FRONT,
+    ]
 
 
 def test_the_default_config_plans_round_two():
     plan = Plan.from_config(DEFAULT)
-    assert plan.round_two_enabled and plan.targets["protocol"][-2:] == [
+    assert plan.round_two_enabled and plan.targets["protocol"][-3:] == [
         PROTOCOL_ROUND_TWO_PLAN,
         PROTOCOL_ROUND_TWO,
+        PROTOCOL_ROUND_TWO_FRONT,
     ]
     assert all("__" in name for name in plan.round_two_regimes)
 
@@ -127,6 +144,7 @@ def test_round_two_switched_off_plans_nothing(switch):
 
     plan = Plan.from_config(config_with(off))
     assert plan.round_two_regimes == {} and PROTOCOL_ROUND_TWO not in plan.targets["protocol"]
+    assert PROTOCOL_ROUND_TWO_FRONT not in plan.targets["protocol"]
     assert round_two_points(FRONT, plan.config).empty
 
 
@@ -169,3 +187,68 @@ def test_estimate_projects_the_largest_round_two_until_its_checkpoint_has_run(tm
     (tmp_path / PROTOCOL_ROUND_TWO_PLAN).parent.mkdir(parents=True)
     (tmp_path / PROTOCOL_ROUND_TWO_PLAN).write_text("regime\n")  # the checkpoint ran: the dry run lists them
     assert round_two_after_front([], [], tmp_path) == []
+
+
+def test_round_two_is_bounded_by_max_trainings():
+    plan = Plan.from_config(DEFAULT)
+    bound = DEFAULT["protocol"]["round_two"]["max_trainings"]
+    # a front like the committed reference's (sgd 1 x 800 on the small corpus, adam 0.0005 near it) fits
+    points = round_two_points(front((SMALL, True, False), (ADAM, False, True)), DEFAULT)
+    runs = plan.round_two_runs(points["regime"])
+    assert (len(points), len(runs)) == (19, 38) and round_two_trainings(len(points), DEFAULT) == len(runs)
+    assert len(runs) <= bound
+    # every round-one regime on the front: the largest round two, refused in one line
+    everything = front(*((p["regime"], True, False) for p in round_one_points(DEFAULT)))
+    raised = copy.deepcopy(DEFAULT)
+    raised["protocol"]["round_two"]["max_trainings"] = len(plan.round_two_runs(plan.round_two_regimes))
+    largest = len(plan.round_two_runs(round_two_points(everything, raised)["regime"]))
+    assert largest > bound
+    with pytest.raises(ConfigError) as refused:
+        round_two_points(everything, DEFAULT)
+    message = str(refused.value)
+    assert "\n" not in message
+    assert (
+        f"protocol.round_two.max_trainings is {bound}, but round one's front asks round two for {largest} "
+        in message
+    )
+    assert "raise protocol.round_two.max_trainings, or trim protocol.round_two.lr_factors or " in message
+    # the bound raised to it: planned
+    raised["protocol"]["round_two"]["max_trainings"] = largest
+    assert round_two_trainings(len(round_two_points(everything, raised)), raised) == largest
+    # each point trains both models at every seed: the same front at three seeds is 114 trainings
+    seeded = copy.deepcopy(DEFAULT)
+    seeded["protocol"]["round_two"].update(seeds=[0, 1, 2], max_trainings=113)
+    with pytest.raises(ConfigError, match=r"asks round two for 114 trainings \(19 points around 2 regimes"):
+        round_two_points(front((SMALL, True, False), (ADAM, False, True)), seeded)
+
+
+def test_the_checkpoint_refuses_a_round_too_large_before_it_writes_a_plan(tmp_path, capfd):
+    """The rule's script, in process, as Snakemake runs it: one ERROR line, no table."""
+    import runpy
+    from types import SimpleNamespace
+
+    import torch
+
+    everything = front(*((p["regime"], True, False) for p in round_one_points(DEFAULT)))
+    everything.to_csv(tmp_path / "front.csv", index=False)
+    table, log = tmp_path / "protocol_round_two_plan.csv", tmp_path / "plan.log"
+    config = {
+        key: DEFAULT[key] for key in ("train", "regimes", "regime_sweep", "protocol")
+    }  # the rule's params
+    snakemake = SimpleNamespace(
+        input=SimpleNamespace(front=str(tmp_path / "front.csv")),
+        output=SimpleNamespace(table=str(table)),
+        log=[str(log)],
+        params=SimpleNamespace(config=config),
+    )
+    threads = torch.get_num_threads()
+    try:
+        with pytest.raises(SystemExit) as exited:
+            runpy.run_path(str(REPO / "workflow/scripts/protocol_round_two_plan.py"),
+                           init_globals={"snakemake": snakemake})  # fmt: skip
+    finally:
+        torch.set_num_threads(threads)
+    assert exited.value.code == 1 and not table.exists()
+    errors = [line for line in capfd.readouterr().err.splitlines() if line.startswith("ERROR")]
+    assert len(errors) == 1 and "protocol.round_two.max_trainings is" in errors[0]
+    assert "Traceback" not in log.read_text() and errors[0] in log.read_text()

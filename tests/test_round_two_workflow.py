@@ -1,7 +1,8 @@
 """Round two of the protocol search at smoke size (issue #48): in a copy of the shared
-smoke run, tests/data/smoke_round_two.yaml switches it on and asks for its table alone;
-its points are the plan's from the run's own front, each trained as its name says, and
-its distances are the distance code's on the same regime tables."""
+smoke run, tests/data/smoke_round_two.yaml switches it on and asks for its table, then
+for its confirmation; its points are the plan's from the run's own front, each trained
+as its name says, its distances are the distance code's on the same regime tables, and
+its confirmation trains the front of both rounds at every confirmation seed."""
 
 from __future__ import annotations
 
@@ -16,10 +17,17 @@ from conftest import REPO, SMOKE_CONFIG, copy_of_smoke_run, run_snakemake
 from snakemake.utils import update_config
 
 from gatedrnn.claims import claim_tables, load_claims, read_tables
-from gatedrnn.claims.front import ROUND_COLUMNS, protocol_front
+from gatedrnn.claims.front import ROUND_COLUMNS, protocol_front, regimes_to_confirm
 from gatedrnn.claims.scoreboard import regime_frame
 from gatedrnn.plan import CORPUS_SIZE, PROTOCOL_ROUND_TWO, PROTOCOL_ROUND_TWO_PLAN, REGIME_SENSITIVITY, Plan
-from gatedrnn.plan.paths import PROTOCOL_CONFIRMATION_REGIMES, PROTOCOL_FRONT, sized_small_corpus_files
+from gatedrnn.plan.paths import (
+    PROTOCOL_CONFIRMATION_REGIMES,
+    PROTOCOL_FRONT,
+    PROTOCOL_ROUND_TWO_CONFIRMATION_REGIMES,
+    PROTOCOL_ROUND_TWO_FRONT,
+    PROTOCOL_ROUND_TWO_REGIMES,
+    sized_small_corpus_files,
+)
 from gatedrnn.plan.round_two import AXES, round_two_points
 from gatedrnn.tables.regime_sweep import load_runs, regime_sensitivity_table
 
@@ -46,11 +54,13 @@ def round_two_run(smoke_run, tmp_path_factory):
     # and a round-two corpus size (the smoke front has no small-corpus regime to ask for it)
     sized = sized_small_corpus_files(40000)["corpus"]
     run_snakemake(workdir, PROTOCOL_ROUND_TWO, sized, "--cores", "2", *configs, configfile=None)
-    return workdir, smoke_run
+    after_round_two = trained_runs(workdir)
+    run_snakemake(workdir, PROTOCOL_ROUND_TWO_FRONT, "--cores", "2", *configs, configfile=None)
+    return workdir, smoke_run, after_round_two
 
 
 def test_round_two_trains_the_points_its_front_asks_for(round_two_run):
-    workdir, smoke_run = round_two_run
+    workdir, smoke_run, after_round_two = round_two_run
     config, plan = overlaid(), Plan.from_config(overlaid())
     planned = round_two_points(pd.read_csv(workdir / PROTOCOL_FRONT), config)
     assert len(planned) > 0 and "weight_decay" in set(planned["axis"])
@@ -59,7 +69,7 @@ def test_round_two_trains_the_points_its_front_asks_for(round_two_run):
     pd.testing.assert_frame_equal(written, pd.read_csv(io.StringIO(planned.to_csv(index=False))))
 
     # round two's models and nothing else were trained: the models the smoke run lacks
-    new = trained_runs(workdir) - trained_runs(smoke_run)
+    new = after_round_two - trained_runs(smoke_run)
     assert new == {Path(run.path) for run in plan.round_two_runs(planned["regime"])}
     table = pd.read_csv(workdir / PROTOCOL_ROUND_TWO)
     second = table[table["round"] == 2].set_index("regime")
@@ -83,7 +93,7 @@ def test_round_two_trains_the_points_its_front_asks_for(round_two_run):
 
 
 def test_a_round_two_corpus_size_is_the_corpus_head(round_two_run):
-    workdir, _ = round_two_run
+    workdir, _, _ = round_two_run
     files = sized_small_corpus_files(40000)
     text = (workdir / files["corpus"]).read_text()
     assert 30000 < len(text) <= 40000 and text.endswith("\n")  # cut back to a line end
@@ -92,7 +102,7 @@ def test_a_round_two_corpus_size_is_the_corpus_head(round_two_run):
 
 
 def test_round_two_distances_are_the_distance_code_s(round_two_run):
-    workdir, _ = round_two_run
+    workdir, _, _ = round_two_run
     plan = Plan.from_config(overlaid())
     claims = load_claims(PUBLISHED)
     tables = read_tables(claim_tables(claims), base=workdir)
@@ -110,7 +120,8 @@ def test_round_two_distances_are_the_distance_code_s(round_two_run):
     first = regime_frame(pd.read_csv(workdir / REGIME_SENSITIVITY), pd.read_csv(workdir / CORPUS_SIZE))
     both = pd.concat([first, regime_frame(second).reindex(columns=first.columns)], ignore_index=True)
     confirmed = pd.read_csv(workdir / PROTOCOL_CONFIRMATION_REGIMES)
-    again = protocol_front(both, claims, tables, plan.claim_models, confirmed)
+    confirm = len(plan.config["protocol"]["confirm"]["seeds"])
+    again = protocol_front(both, claims, tables, plan.claim_models, confirmed, confirm_seeds=confirm)
     again = pd.read_csv(io.StringIO(again.to_csv(index=False)))  # as the rule wrote it
     pd.testing.assert_frame_equal(table.drop(columns=ROUND_COLUMNS), again)
     # round one's regimes keep the distances round one gave them (the bootstrap is seeded
@@ -121,3 +132,48 @@ def test_round_two_distances_are_the_distance_code_s(round_two_run):
     for column in ("loss", "loss_low", "loss_high", "gates", "gates_low", "gates_high", "seeds"):
         pd.testing.assert_series_equal(first_round[column], front.loc[first_round.index, column])
     assert table["gates"].notna().all() and set(table["front_on"]) == {"loss and gates"}
+
+
+def test_round_two_s_confirmation_trains_the_front_of_both_rounds_at_every_seed(round_two_run):
+    workdir, _, after_round_two = round_two_run
+    plan = Plan.from_config(overlaid())
+    seeds = plan.config["protocol"]["confirm"]["seeds"]
+    table = pd.read_csv(workdir / PROTOCOL_ROUND_TWO)
+    chosen = regimes_to_confirm(table)
+    # the models of the front of both rounds and near it at every confirmation seed, and no others
+    runs = plan.confirmation_runs(chosen)
+    assert trained_runs(workdir) - after_round_two == {Path(run.path) for run in runs} - after_round_two
+    assert all((workdir / "results/models" / run.path / "summary.json").exists() for run in runs)
+    final = pd.read_csv(workdir / PROTOCOL_ROUND_TWO_FRONT)
+    assert list(final["regime"]) == list(table["regime"]) and list(final.columns) == list(table.columns)
+    by_regime = final.set_index("regime")
+    assert (by_regime.loc[chosen, "seeds"] == len(seeds)).all() and by_regime.loc[chosen, "confirmed"].all()
+    assert (final["confirmed"] == (final["seeds"] >= len(seeds))).all()
+    # the distance code on both rounds' regime rows, every confirmed regime's seeds in place of its first
+    claims = load_claims(PUBLISHED)
+    tables = read_tables(claim_tables(claims), base=workdir)
+    first = regime_frame(pd.read_csv(workdir / REGIME_SENSITIVITY), pd.read_csv(workdir / CORPUS_SIZE))
+    second = pd.read_csv(workdir / PROTOCOL_ROUND_TWO_REGIMES)
+    assert set(second["regime"]) == set(table.loc[table["round"] == 2, "regime"])
+    files = {name: [str(workdir / f) for f in plan_files] for name, plan_files in (
+        ("summary", [f"results/models/{r.path}/summary.json" for r in runs]),
+        ("history", [f"results/models/{r.path}/history.csv" for r in runs]),
+        ("gates", [f"results/gates/{r.path}.npz" for r in runs]))}  # fmt: skip
+    planned = pd.read_csv(workdir / PROTOCOL_ROUND_TWO_PLAN)
+    points = {
+        p["regime"]: p for p in [*plan.sweep_points, *plan.corpus_size_points, *planned.to_dict("records")]
+    }
+    again = regime_frame(
+        regime_sensitivity_table(
+            [points[r] for r in chosen], load_runs(files["summary"], files["history"], files["gates"])
+        )
+    )
+    written = pd.read_csv(workdir / PROTOCOL_ROUND_TWO_CONFIRMATION_REGIMES)
+    pd.testing.assert_frame_equal(written, pd.read_csv(io.StringIO(again.to_csv(index=False))))
+    earlier = pd.read_csv(workdir / PROTOCOL_CONFIRMATION_REGIMES)
+    confirmed = pd.concat([earlier[~earlier["regime"].isin(chosen)], written], ignore_index=True)
+    both = pd.concat([first, second.reindex(columns=first.columns)], ignore_index=True)
+    confirm = len(seeds)
+    expected = protocol_front(both, claims, tables, plan.claim_models, confirmed, confirm_seeds=confirm)
+    expected = pd.read_csv(io.StringIO(expected.to_csv(index=False)))
+    pd.testing.assert_frame_equal(final.drop(columns=ROUND_COLUMNS), expected)

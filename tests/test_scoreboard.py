@@ -184,7 +184,10 @@ def test_confirmation_trains_the_front_and_its_neighbours_at_every_seed(smoke_ru
     claims, regimes, tables, names = smoke_boards
     distances = pd.read_csv(smoke_run / PROTOCOL_DISTANCE)
     # the checkpoint wrote what the code gives on these tables
-    again = protocol_front(regimes, claims, tables, names)  # through a CSV, as the rule wrote it
+    confirm = len(SMOKE["protocol"]["confirm"]["seeds"])
+    again = protocol_front(
+        regimes, claims, tables, names, confirm_seeds=confirm
+    )  # through a CSV, as the rule wrote it
     pd.testing.assert_frame_equal(distances, pd.read_csv(io.StringIO(again.to_csv(index=False))))
     confirmation = pd.read_csv(smoke_run / PROTOCOL_CONFIRMATION)
     best = regimes_to_confirm(distances)
@@ -194,6 +197,8 @@ def test_confirmation_trains_the_front_and_its_neighbours_at_every_seed(smoke_ru
     front = pd.read_csv(smoke_run / PROTOCOL_FRONT).set_index("regime")
     assert set(front.index) == set(distances["regime"])
     assert (front.loc[best, "seeds"] == len(SMOKE["protocol"]["confirm"]["seeds"])).all()
+    # a regime is confirmed when its distances rest on every confirmation seed: the retrained ones
+    assert front.loc[best, "confirmed"].all() and (front["confirmed"] == (front["seeds"] >= confirm)).all()
     # the smoke run's regime tables carry the gate quantiles: both blocks scored
     assert front["gates"].notna().all() and set(front["front_on"]) == {"loss and gates"}
     assert set(confirmation["seeds"]) == {len(SMOKE["protocol"]["confirm"]["seeds"])}

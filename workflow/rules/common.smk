@@ -93,7 +93,10 @@ from gatedrnn.plan.paths import (
     PROTOCOL_DISTANCE,
     PROTOCOL_FRONT,
     PROTOCOL_ROUND_TWO,
+    PROTOCOL_ROUND_TWO_CONFIRMATION_REGIMES,
+    PROTOCOL_ROUND_TWO_FRONT,
     PROTOCOL_ROUND_TWO_PLAN,
+    PROTOCOL_ROUND_TWO_REGIMES,
     sized_small_corpus_files,
 )
 
@@ -279,6 +282,18 @@ def round_two_runs(wildcards):
 
     table = pd.read_csv(checkpoints.protocol_round_two_plan.get().output.table)
     return PLAN.round_two_runs(table["regime"])
+
+
+def round_two_confirmation_runs(wildcards):
+    """What protocol_round_two_confirmation trains: the sweep models of the regimes on
+    the front of both rounds and near it (either round) at every seed of
+    protocol.confirm.seeds (known once the checkpoint protocol_round_two has run)."""
+    import pandas as pd
+
+    from gatedrnn.claims.front import regimes_to_confirm
+
+    table = pd.read_csv(checkpoints.protocol_round_two.get().output.table)
+    return PLAN.confirmation_runs(regimes_to_confirm(table))
 
 
 wildcard_constraints:

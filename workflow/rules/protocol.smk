@@ -60,6 +60,8 @@ checkpoint protocol_scoreboard:
         code=code_version("protocol_scoreboard.py", data=[PUBLISHED_CLAIMS]),
         published=PUBLISHED_CLAIMS,
         models=PLAN.claim_models,
+        # how many seeds confirm a regime (the distance table's `confirmed`)
+        confirm_seeds=len(config["protocol"]["confirm"]["seeds"]),
     script:
         "../scripts/protocol_scoreboard.py"
 
@@ -221,8 +223,9 @@ checkpoint protocol_round_two_plan:
         "../scripts/protocol_round_two_plan.py"
 
 
-rule protocol_round_two:
-    """Round two's models at protocol.round_two.seeds, and both rounds measured again."""
+checkpoint protocol_round_two:
+    """Round two's models at protocol.round_two.seeds, and both rounds measured again
+    (a checkpoint: its front says what round two's confirmation trains)."""
     input:
         plan=PROTOCOL_ROUND_TWO_PLAN,
         first=([REGIME_SENSITIVITY] if PLAN.sweep_points else []) + [CORPUS_SIZE],
@@ -233,6 +236,7 @@ rule protocol_round_two:
         tables=REGIME_VIEW_TABLES,
     output:
         table=reported(PROTOCOL_ROUND_TWO, "H"),
+        regimes=PROTOCOL_ROUND_TWO_REGIMES,
     log:
         log_for("protocol_round_two"),
     conda:
@@ -242,5 +246,42 @@ rule protocol_round_two:
         published=PUBLISHED_CLAIMS,
         models=PLAN.claim_models,
         seeds=config["protocol"]["round_two"]["seeds"],
+        confirm_seeds=len(config["protocol"]["confirm"]["seeds"]),
     script:
         "../scripts/protocol_round_two.py"
+
+
+rule protocol_round_two_confirmation:
+    """The regimes on the front of both rounds and near it (either round) at
+    protocol.confirm.seeds, and both rounds measured again with their seeds."""
+    input:
+        table=PROTOCOL_ROUND_TWO,
+        plan=PROTOCOL_ROUND_TWO_PLAN,
+        first=([REGIME_SENSITIVITY] if PLAN.sweep_points else []) + [CORPUS_SIZE],
+        confirmed=PROTOCOL_CONFIRMATION_REGIMES,
+        second=PROTOCOL_ROUND_TWO_REGIMES,
+        summaries=lambda wildcards: run_files(
+            round_two_confirmation_runs(wildcards), "summary.json"
+        ),
+        histories=lambda wildcards: run_files(
+            round_two_confirmation_runs(wildcards), "history.csv"
+        ),
+        gates=lambda wildcards: run_files(
+            round_two_confirmation_runs(wildcards), "gates"
+        ),
+        tables=REGIME_VIEW_TABLES,
+    output:
+        regimes=PROTOCOL_ROUND_TWO_CONFIRMATION_REGIMES,
+        front=reported(PROTOCOL_ROUND_TWO_FRONT, "H"),
+    log:
+        log_for("protocol_round_two_confirmation"),
+    conda:
+        ENV
+    params:
+        code=code_version("protocol_round_two_confirmation.py", data=[PUBLISHED_CLAIMS]),
+        published=PUBLISHED_CLAIMS,
+        models=PLAN.claim_models,
+        points=list(PLAN.sweep_points) + list(PLAN.corpus_size_points),
+        seeds=config["protocol"]["confirm"]["seeds"],
+    script:
+        "../scripts/protocol_round_two_confirmation.py"

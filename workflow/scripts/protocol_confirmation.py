@@ -25,7 +25,7 @@ def main(log):
     log(f"the front's regimes and those near it, {chosen}, seeds {snakemake.params.seeds}")
     log(table.to_string(index=False))
     first = regime_frame(*(pd.read_csv(path) for path in snakemake.input.first))
-    front = protocol_front(first, claims, tables, models, regimes)
+    front = protocol_front(first, claims, tables, models, regimes, confirm_seeds=len(snakemake.params.seeds))
     front.to_csv(snakemake.output.front, index=False)
     log(front.to_string(index=False))
 

@@ -18,7 +18,7 @@ def main(log):
     table = scoreboard(regime_verdicts(claims, tables, models, regimes), regimes)
     table.to_csv(snakemake.output.table, index=False)
     log(table.to_string(index=False))
-    distances = protocol_front(regimes, claims, tables, models)
+    distances = protocol_front(regimes, claims, tables, models, confirm_seeds=snakemake.params.confirm_seeds)
     distances.to_csv(snakemake.output.distance, index=False)
     log(distances.to_string(index=False))
     log(f"to confirm at more seeds (the front and near it): {regimes_to_confirm(distances)}")

@@ -10,6 +10,10 @@ A regime is called ``best`` only where it is closest on both blocks at once.
 
 When some regime has no gate block (regime tables from before the gate quantiles),
 the front is read on the loss block alone, and the table says so.
+
+Every row says how many seeds its distances rest on (``seeds``: the fewest of its
+models') and whether that is every seed of ``protocol.confirm.seeds`` (``confirmed``):
+a regime that is not is never called the answer (:mod:`gatedrnn.report.protocol_answer`).
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ DISTANCE_COLUMNS = [
     "on_front",
     "near_front",
     "best",
+    "confirmed",
 ]
 
 
@@ -58,10 +63,11 @@ def near(table: pd.DataFrame, blocks: tuple[str, ...]) -> list[bool]:
     return flags
 
 
-def distance_table(regimes: pd.DataFrame, found: list[Target]) -> pd.DataFrame:
+def distance_table(regimes: pd.DataFrame, found: list[Target], *, confirm_seeds: int) -> pd.DataFrame:
     """One row per regime of ``regimes`` (the regime tables as one, each regime's
     point and seeds): ``DISTANCE_COLUMNS``, in the regimes' order; ``found``: the
-    study's side of every summary (:func:`gatedrnn.claims.distance.targets`)."""
+    study's side of every summary (:func:`gatedrnn.claims.distance.targets`);
+    ``confirm_seeds``: how many seeds confirm a regime (``protocol.confirm.seeds``)."""
     distances = block_distances(regimes, found)
     points = regimes.drop_duplicates("regime").set_index("regime")
     seeds = regimes.groupby("regime", sort=False)["seeds"].min()
@@ -80,6 +86,7 @@ def distance_table(regimes: pd.DataFrame, found: list[Target]) -> pd.DataFrame:
         len(blocks) == len(BLOCKS) and all(row[b] == closest[b] for b in BLOCKS)
         for row in table.to_dict("records")
     ]
+    table["confirmed"] = [int(seeds[r]) >= confirm_seeds for r in table["regime"]]
     return table.reindex(
         columns=[c for c in DISTANCE_COLUMNS if c in table.columns or c not in POINT_COLUMNS]
     )
@@ -103,11 +110,13 @@ def with_confirmation(regimes: pd.DataFrame, confirmed: pd.DataFrame | None) -> 
 
 
 def protocol_front(
-    regimes: pd.DataFrame, claims, tables, names, confirmed: pd.DataFrame | None = None
+    regimes: pd.DataFrame, claims, tables, names, confirmed: pd.DataFrame | None = None, *, confirm_seeds: int
 ) -> pd.DataFrame:
     """The distance table of ``regimes`` (the regime tables as one), the ``confirmed``
-    regimes' rows (more seeds) in place of their first where given."""
-    return distance_table(with_confirmation(regimes, confirmed), targets(claims, tables, names))
+    regimes' rows (more seeds) in place of their first where given; ``confirm_seeds``:
+    how many seeds confirm a regime."""
+    found = targets(claims, tables, names)
+    return distance_table(with_confirmation(regimes, confirmed), found, confirm_seeds=confirm_seeds)
 
 
 # Round two's table (protocol_round_two.csv): the distance table's columns, then these.
@@ -122,18 +131,30 @@ def both_rounds(
     claims,
     tables,
     names,
+    *,
+    confirm_seeds: int,
 ) -> pd.DataFrame:
     """The distance table over both rounds of the protocol search, the front read over
-    all: round one's regimes (``first``, ``confirmed``'s rows in place of their first),
-    then round two's (``second``: its regime table; ``planned``: its points,
+    all: round one's regimes (``first``), then round two's, ``confirmed``'s rows (either
+    round's regimes at more seeds) in place of their first; round two's (``second``:
+    its regime table; ``planned``: its points,
     :func:`gatedrnn.plan.round_two.round_two_points`). ``ROUND_COLUMNS`` last: the
-    round (1 or 2), and a round-two regime's ``from_regime``, ``axis`` and ``value``."""
-    regimes = with_confirmation(first, confirmed)
+    round (1 or 2), and a round-two regime's ``from_regime``, ``axis`` and ``value``;
+    ``confirmed``: the regime rests on ``confirm_seeds`` seeds or more."""
+    regimes = first
     if not second.empty:
         regimes = pd.concat([regimes, second.reindex(columns=regimes.columns)], ignore_index=True)
-    table = distance_table(regimes, targets(claims, tables, names))
+    regimes = with_confirmation(regimes, confirmed)  # either round's regimes: round two's confirmation
+    table = distance_table(regimes, targets(claims, tables, names), confirm_seeds=confirm_seeds)
     points = planned.set_index("regime")
     table["round"] = [2 if regime in points.index else 1 for regime in table["regime"]]
     for column in ROUND_COLUMNS[1:]:
         table[column] = [points[column].get(regime) for regime in table["regime"]]
     return table
+
+
+def later_confirmation(earlier: pd.DataFrame, later: pd.DataFrame) -> pd.DataFrame:
+    """Two confirmations' regime rows as one: round one's (``earlier``) and round two's
+    (``later``), a regime in both taking the later's rows."""
+    kept = earlier[~earlier["regime"].isin(set(later["regime"]))]
+    return pd.concat([kept, later.reindex(columns=earlier.columns)], ignore_index=True)

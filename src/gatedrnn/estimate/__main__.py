@@ -12,6 +12,7 @@ from gatedrnn.estimate import __doc__ as DESCRIPTION
 from gatedrnn.estimate.costs import KEPT_CALIBRATIONS, benchmark_costs, cost_jobs
 from gatedrnn.estimate.planned import (
     WORKFLOW,
+    capped_round_two,
     config_files,
     load_config,
     missing_texts,
@@ -26,7 +27,8 @@ from gatedrnn.numerics import pin_this_process
 # Round two's jobs are known once round one's front is (a checkpoint): projected apart.
 ROUND_TWO_NOTE = (
     "and after round one's front (protocol_front.csv), round two, which the dry run cannot list before "
-    "its checkpoint has run; the largest it can be (every round-one regime on the front):"
+    "its checkpoint has run; the largest it can be (the costliest points a front may ask for within "
+    "protocol.round_two.max_trainings, {bound}; a front asking for more is refused when it is planned):"
 )
 
 
@@ -95,7 +97,10 @@ def main(argv: list[str] | None = None) -> int:
     cost_jobs(jobs + round_two, costs, cpu_isa=cpu_isa, keep=workdir / KEPT_CALIBRATIONS)
     print(report(jobs, args.cores, threads))
     if round_two:
-        print(f"\n{ROUND_TWO_NOTE}\n{report(round_two, args.cores, threads)}")
+        config = load_config(args.configfile, workdir)
+        round_two = capped_round_two(round_two, config)
+        note = ROUND_TWO_NOTE.format(bound=config["protocol"]["round_two"]["max_trainings"])
+        print(f"\n{note}\n{report(round_two, args.cores, threads)}")
     if args.json:
         Path(args.json).write_text(json.dumps({j.name: j.seconds for j in jobs}, indent=1, sort_keys=True))
     return 0

@@ -114,7 +114,12 @@ def train_jobs_for(planned: list[dict], configfiles: list[str], workdir: Path) -
 
 
 # The targets that reach round two of the protocol search (none given: `rule all`).
-ROUND_TWO_TARGETS = {"all", "stage_protocol", "results/tables/protocol_round_two.csv"}
+ROUND_TWO_TARGETS = {
+    "all",
+    "stage_protocol",
+    "results/tables/protocol_round_two.csv",
+    "results/tables/protocol_round_two_front.csv",
+}
 
 
 def round_two_after_front(targets: list[str], configfiles: list[str], workdir: Path) -> list[dict]:
@@ -132,3 +137,18 @@ def round_two_after_front(targets: list[str], configfiles: list[str], workdir: P
     return [{"regime": run.regime, "cell": run.model.rsplit("_", 1)[0], "width": run.model.rsplit("_", 1)[1],
              "seed": str(run.seed)} for run in runs
             if not (Path(workdir) / model_file(run, "summary.json")).exists()]  # fmt: skip
+
+
+def capped_round_two(jobs: list[TrainJob], config: dict) -> list[TrainJob]:
+    """The largest round two ``protocol.round_two.max_trainings`` lets a front ask for:
+    of ``jobs`` (every point a front could ask for, costed; one regime is one point),
+    the costliest points whose trainings stay within the bound, in the jobs' order. A
+    front asking for more is refused when round two is planned, so none runs longer."""
+    from gatedrnn.plan.round_two import round_two_trainings
+
+    points = config["protocol"]["round_two"]["max_trainings"] // round_two_trainings(1, config)
+    cost: dict[str, float] = {}
+    for job in jobs:
+        cost[job.regime] = cost.get(job.regime, 0.0) + job.seconds
+    kept = set(sorted(cost, key=lambda regime: -cost[regime])[:points])  # stable: the first of a tie
+    return [job for job in jobs if job.regime in kept]

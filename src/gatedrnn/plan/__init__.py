@@ -41,6 +41,7 @@ from gatedrnn.plan.paths import (
     PROTOCOL_CONFIRMATION,
     PROTOCOL_FIGURE,
     PROTOCOL_ROUND_TWO,
+    PROTOCOL_ROUND_TWO_FRONT,
     PROTOCOL_ROUND_TWO_PLAN,
     PROTOCOL_SCOREBOARD,
     PROTOCOL_TABLES,
@@ -79,6 +80,7 @@ __all__ = [
     "PROTOCOL_CONFIRMATION",
     "PROTOCOL_FIGURE",
     "PROTOCOL_ROUND_TWO",
+    "PROTOCOL_ROUND_TWO_FRONT",
     "PROTOCOL_ROUND_TWO_PLAN",
     "PROTOCOL_SCOREBOARD",
     "CORPUS_INVENTORY",
@@ -370,7 +372,8 @@ class Plan(ProtocolRuns):
         """Which protocol reproduces the study (`protocol`): its tables (PROTOCOL_TABLES), the figure."""
         if not self.protocol_enabled:
             return []
-        round_two = [PROTOCOL_ROUND_TWO_PLAN, PROTOCOL_ROUND_TWO] if self.round_two_enabled else []
+        round_two = [PROTOCOL_ROUND_TWO_PLAN, PROTOCOL_ROUND_TWO, PROTOCOL_ROUND_TWO_FRONT]
+        round_two = round_two if self.round_two_enabled else []
         return [ALPHABET_CHECK, CORPUS_SIZE, *PROTOCOL_TABLES, PROTOCOL_FIGURE, *round_two]
 
     def claims_tables(self, published: str, new_findings: str) -> list[str]:

@@ -80,6 +80,12 @@ PROTOCOL_TABLES = (PROTOCOL_SCOREBOARD, PROTOCOL_DISTANCE, PROTOCOL_CONFIRMATION
 # every regime of both rounds measured again, round two's with their axis.
 PROTOCOL_ROUND_TWO_PLAN = "results/tables/protocol_round_two_plan.csv"
 PROTOCOL_ROUND_TWO = "results/tables/protocol_round_two.csv"
+# round two's regime-table rows (its seeds' means), for its confirmation
+PROTOCOL_ROUND_TWO_REGIMES = "results/tables/protocol_round_two_regimes.csv"
+# Round two's confirmation: the regimes on the front of both rounds and near it at every
+# seed of protocol.confirm.seeds (their rows), and both rounds measured again.
+PROTOCOL_ROUND_TWO_CONFIRMATION_REGIMES = "results/tables/protocol_round_two_confirmation_regimes.csv"
+PROTOCOL_ROUND_TWO_FRONT = "results/tables/protocol_round_two_front.csv"
 
 
 class Run(NamedTuple):

@@ -17,6 +17,10 @@ could ask for (:func:`possible_round_two_points`, known before the front is) and
 round two trains those its front asks for (:func:`round_two_points`). A point that
 trains like a regime of round one (the same `train` keys on the same text) is left
 out: round one has it; two points that train alike are planned once, the first.
+
+Its size follows the front (a front of every round-one regime asks for hundreds of
+trainings): ``protocol.round_two.max_trainings`` bounds it, and a front that asks for
+more is refused when the plan is made, before round two trains anything.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from gatedrnn.plan.regimes import (
     sweep_points,
     train_config_with,
 )
+from gatedrnn.plan.values import ConfigError
 
 # The `train` keys round two may set, one at a time.
 AXES = ("clip_norm", "momentum", "weight_decay")
@@ -42,6 +47,9 @@ OPTIMIZER_ONLY = {"momentum": "sgd"}
 SEPARATOR = "__"
 POINT_KEYS = ("optimizer", "lr", "steps", "batch_size", "seq_len", *AXES)
 ROUND_TWO_COLUMNS = ["regime", "from_regime", "axis", "value", "dataset", *POINT_KEYS]
+# Each point trains the regime sweep's two models (the reference LSTM, the budget-matched GRU).
+MODELS_PER_POINT = 2
+BOUND = "protocol.round_two.max_trainings"
 
 
 def round_two_enabled(config: Mapping) -> bool:
@@ -130,10 +138,31 @@ def front_regimes(front: pd.DataFrame) -> list[str]:
     return list(dict.fromkeys(chosen["regime"]))
 
 
+def round_two_trainings(points: int, config: Mapping) -> int:
+    """The trainings of a round two of ``points`` points: each model at each seed."""
+    return points * MODELS_PER_POINT * len(config["protocol"]["round_two"]["seeds"])
+
+
+def refuse_too_many(points: pd.DataFrame, config: Mapping) -> None:
+    """Refuse (ConfigError, one line) a round two of more trainings than ``max_trainings``."""
+    bound = config["protocol"]["round_two"]["max_trainings"]
+    planned = round_two_trainings(len(points), config)
+    if planned > bound:
+        around = len(dict.fromkeys(points["from_regime"]))
+        seeds = len(config["protocol"]["round_two"]["seeds"])
+        raise ConfigError(
+            f"{BOUND} is {bound}, but round one's front asks round two for {planned} trainings "
+            f"({len(points)} points around {around} regimes, {MODELS_PER_POINT} models at {seeds} "
+            f"seed{'s' * (seeds != 1)}); raise {BOUND}, or trim protocol.round_two.lr_factors or "
+            "protocol.round_two.axes, and rerun"
+        )
+
+
 def round_two_points(front: pd.DataFrame, config: Mapping) -> pd.DataFrame:
     """The points round two trains (``ROUND_TWO_COLUMNS``): around every regime of
     ``front`` on the front or near it, in the front's order. Refuses a front regime
-    that is not a round-one regime of ``config`` (a front from another config)."""
+    that is not a round-one regime of ``config`` (a front from another config), and a
+    round of more trainings than ``protocol.round_two.max_trainings``."""
     by_name = {point["regime"]: point for point in round_one_points(config)}
     bases = front_regimes(front) if round_two_enabled(config) else []
     if unknown := [regime for regime in bases if regime not in by_name]:
@@ -148,7 +177,9 @@ def round_two_points(front: pd.DataFrame, config: Mapping) -> pd.DataFrame:
         if training not in seen:
             seen.add(training)
             rows.append(point)
-    return pd.DataFrame(rows, columns=ROUND_TWO_COLUMNS)
+    points = pd.DataFrame(rows, columns=ROUND_TWO_COLUMNS)
+    refuse_too_many(points, config)
+    return points
 
 
 def round_two_overrides(point: Mapping, train: Mapping) -> dict:

@@ -158,9 +158,8 @@ def reference_answer(reference: Path, config: dict, workflow: Path, ledger: bool
     regimes = with_confirmation(
         reference_regimes(reference, config), pd.read_csv(again) if again.exists() else None
     )
-    inputs = AnswerInputs(
-        front, load_claims(published), tables, Plan.from_config(config).claim_models, regimes
-    )
+    names, confirm_seeds = Plan.from_config(config).claim_models, len(config["protocol"]["confirm"]["seeds"])
+    inputs = AnswerInputs(front, load_claims(published), tables, names, regimes, confirm_seeds)
     return render_answer(inputs, ledger)
 
 
@@ -200,9 +199,8 @@ def reference_front(reference: Path, config: dict, workflow: Path, confirmed: bo
     tables = {path: pd.read_csv(p) for path, p in located.items()}
     again = reference / "tables" / "protocol_confirmation_regimes.csv"
     rows = pd.read_csv(again) if confirmed and again.exists() else None
-    return protocol_front(
-        regimes, load_claims(published), tables, Plan.from_config(config).claim_models, rows
-    )
+    names, confirm_seeds = Plan.from_config(config).claim_models, len(config["protocol"]["confirm"]["seeds"])
+    return protocol_front(regimes, load_claims(published), tables, names, rows, confirm_seeds=confirm_seeds)
 
 
 def confirmation_files(reference: Path, config: dict, workflow: Path) -> dict[str, list[str]]:
@@ -273,7 +271,9 @@ def complete_protocol(reference: Path, results: Path, config: dict, workflow: Pa
     regimes.to_csv(regimes_path, index=False)
     table.to_csv(table_path, index=False)
     first = reference_regimes(reference, config)
-    protocol_front(first, claims, tables, plan.claim_models, regimes).to_csv(front_path, index=False)
+    confirm_seeds = len(config["protocol"]["confirm"]["seeds"])
+    front = protocol_front(first, claims, tables, plan.claim_models, regimes, confirm_seeds=confirm_seeds)
+    front.to_csv(front_path, index=False)
     plot_front(pd.read_csv(front_path), figure_path)
     return [board_path, distance_path, table_path, regimes_path, front_path, figure_path]
 

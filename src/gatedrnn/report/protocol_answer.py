@@ -8,7 +8,9 @@ protocol beside the default. Every number is a cell of a table or a published
 value, never typed.
 
 A block *reproduces* when its distance is below what seed noise alone gives 95 % of
-the time (:func:`gatedrnn.claims.distance.seed_noise_limit`).
+the time (:func:`gatedrnn.claims.distance.seed_noise_limit`). A regime whose distances
+rest on fewer seeds than ``protocol.confirm.seeds`` (the front's ``confirmed`` False)
+is never called the answer: it is named "not yet confirmed at N seeds", never in bold.
 """
 
 from __future__ import annotations
@@ -36,13 +38,28 @@ Z95 = 1.959963984540054  # the normal distribution's 97.5th percentile
 @dataclass(frozen=True)
 class AnswerInputs:
     """What the answer is read from: the front (with the confirmed seeds), the claims,
-    the claims' own tables, the models' names and the regime rows the front measured."""
+    the claims' own tables, the models' names, the regime rows the front measured and
+    how many seeds confirm a regime (``protocol.confirm.seeds``)."""
 
     front: pd.DataFrame
     claims: list
     tables: Mapping[str, pd.DataFrame]
     names: Mapping[str, str]
     regimes: pd.DataFrame
+    confirm_seeds: int
+
+
+def seeds_words(row, confirm_seeds: int) -> str:
+    """``3 seeds``; ``1 seed, not yet confirmed at 3 seeds`` for a row not ``confirmed``."""
+    seeds = int(row["seeds"])
+    words = f"{seeds} seed{'s' * (seeds != 1)}"
+    return words if bool(row["confirmed"]) else f"{words}, not yet confirmed at {confirm_seeds} seeds"
+
+
+def named(row, confirm_seeds: int) -> str:
+    """A regime as the answer names it: in bold once confirmed, else with its seeds."""
+    label = regime_label(row)
+    return f"**{label}**" if bool(row["confirmed"]) else f"{label} ({seeds_words(row, confirm_seeds)})"
 
 
 def _limit(row, block: str) -> float:
@@ -104,45 +121,51 @@ def answer_lines(inputs: AnswerInputs) -> list[str]:
     """The answer's sentences (the README's and docs/protocol-scoreboard.md's opening)."""
     front, claims, tables, names, regimes = (inputs.front, inputs.claims, inputs.tables, inputs.names,
                                              inputs.regimes)  # fmt: skip
-    found = targets(claims, tables, names)
+    found, confirm = targets(claims, tables, names), inputs.confirm_seeds
     closest = front.loc[front["loss"].idxmin()]
     label = regime_label(closest)
     limit = _limit(closest, "loss")
     verb = "reproduces" if _reproduces(closest, "loss") else "comes closest to"
+    if bool(closest["confirmed"]):
+        chosen = (
+            f"the protocol closest to the study's loss table is **{label}** ({seeds_words(closest, confirm)})"
+        )
+    else:  # not the answer until its seeds are
+        chosen = f"the closest to the study's loss table so far is {label} ({seeds_words(closest, confirm)})"
     lines = [
-        f"**The loss table.** Of {len(front)} regimes, the protocol closest to the study's loss table is "
-        f"**{label}** ({int(closest['seeds'])} seeds), which {verb} it: loss distance "
+        f"**The loss table.** Of {len(front)} regimes, {chosen}, which {verb} it: loss distance "
         f"{distance_text(closest, 'loss')} (mean z\u00b2 of {int(closest['loss_terms'])} terms; seed noise "
         f"alone stays below {limit:.3g} 95 % of the time). {_loss_numbers(closest, regimes, found)} "
         "(95 % intervals from each side's seed spread).",
     ]
     others = front[(front["on_front"] | front["near_front"]) & (front["regime"] != closest["regime"])]
     if len(others):
-        near = "; ".join(f"{regime_label(r)}, {distance_text(r, 'loss')} ({int(r['seeds'])} seed"
-                         f"{'s' * (int(r['seeds']) != 1)})" for r in others.to_dict("records"))  # fmt: skip
+        near = "; ".join(f"{regime_label(r)}, {distance_text(r, 'loss')} ({seeds_words(r, confirm)})"
+                         for r in others.to_dict("records"))  # fmt: skip
         lines[-1] += f" Within its interval of the front: {near}."
-    lines += ["", *_gate_lines(front, claims, tables, names, found, regimes)]
+    lines += ["", *_gate_lines(front, claims, tables, names, found, regimes, confirm)]
     return lines
 
 
-def _gate_lines(front, claims, tables, names, found, regimes) -> list[str]:
+def _gate_lines(front, claims, tables, names, found, regimes, confirm: int) -> list[str]:
     scored = front[front["gates"].notna()]
     if len(scored):
         best = scored.loc[scored["gates"].idxmin()]
         rows = regimes[regimes["regime"] == best["regime"]]
         both = scored[[_reproduces(r, "loss") and _reproduces(r, "gates") for r in scored.to_dict("records")]]
-        winners = ", ".join(f"**{regime_label(r)}**" for r in both.to_dict("records"))
+        winners = ", ".join(named(r, confirm) for r in both.to_dict("records"))
         front_rows = front[front["on_front"]]
-        named = "; ".join(f"{regime_label(r)}: loss {distance_text(r, 'loss')}, gates "
-                          f"{distance_text(r, 'gates')}" for r in front_rows.to_dict("records"))  # fmt: skip
+        listed = "; ".join(f"{regime_label(r)}: loss {distance_text(r, 'loss')}, gates "
+                           f"{distance_text(r, 'gates')} ({seeds_words(r, confirm)})"
+                           for r in front_rows.to_dict("records"))  # fmt: skip
         best_both = front[front["best"]]
         lines = [
-            f"**The gates.** The gates come closest under **{regime_label(best)}**: gate distance "
+            f"**The gates.** The gates come closest under {named(best, confirm)}: gate distance "
             f"{distance_text(best, 'gates')} (seed noise alone: below {_limit(best, 'gates'):.3g}). "
             f"The largest differences: {_largest_terms(rows, found)}.",
             "",
-            f"**Both.** The front: {named}."
-            + (f" Best on both: **{regime_label(best_both.iloc[0])}**." if len(best_both) else
+            f"**Both.** The front: {listed}."
+            + (f" Best on both: {named(best_both.iloc[0], confirm)}." if len(best_both) else
                " No regime is closest on both blocks.")
             + (f" Reproducing both within seed noise: {winners}." if len(both) else
                " No protocol reproduces both the loss table and the gates."),
@@ -192,11 +215,11 @@ def ledger_side_by_side(inputs: AnswerInputs) -> list[str]:
     )  # fmt: skip
     agree = {r: int(verdicts[verdicts["regime"] == r]["verdict"].isin(["within", "exact", "holds"]).sum())
              for r in ("default", inferred)}  # fmt: skip
-    seeds = int(front.loc[front["regime"] == inferred, "seeds"].iloc[0])
+    seeds = seeds_words(front[front["regime"] == inferred].iloc[0], inputs.confirm_seeds)
     return [
         f"**The claims ledger under the inferred protocol.** The study's {len(order)} trained claims that "
         f"have a regime view, judged as the ledger judges them on the regime tables' rows (the default "
-        f"protocol's first seed; {label} at {seeds} seed{'s' * (seeds != 1)}): {agree['default']} agree "
+        f"protocol's first seed; {label} at {seeds}): {agree['default']} agree "
         "under "
         f"the default protocol, {agree[inferred]} under {label}.",
         "",
