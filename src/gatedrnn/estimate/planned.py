@@ -123,8 +123,9 @@ ROUND_TWO_TARGETS = {
 
 
 def round_two_after_front(targets: list[str], configfiles: list[str], workdir: Path) -> list[dict]:
-    """``{regime, cell, width, seed}`` of the largest round two (every round-one regime on
-    the front) not trained yet, when ``targets`` reach round two and its checkpoint
+    """``{regime, cell, width, seed}`` of every point a front could ask round two for (every
+    round-one regime on the front; :func:`capped_round_two` keeps what its bound allows)
+    not trained yet, when ``targets`` reach round two and its checkpoint
     (protocol_round_two_plan) has not run: a dry run cannot list its jobs before then.
     None once the checkpoint has run (the dry run lists them) or when it is off."""
     from gatedrnn.plan import PROTOCOL_ROUND_TWO_PLAN, Plan, model_file
