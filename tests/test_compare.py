@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from gatedrnn.compare import compare_runs, compare_tables, main
+from gatedrnn.compare import compare_runs, compare_tables, main, render
 
 LONG = pd.DataFrame(
     {
@@ -93,6 +93,21 @@ def test_a_count_that_agrees_still_leaves_the_seeds_together():
     sweep = pd.DataFrame({"forget_bias": [0, 0, 1, 1], "seed": [0, 1, 0, 1], "loss": [1.0, 1.2, 1.1, 1.3]})
     moved = sweep.assign(loss=[1.1, 1.2, 1.1, 1.3])
     assert statuses(compare_tables("s.csv", moved, sweep))["0 0/loss"] == "within spread"
+
+
+def test_columns_the_reference_predates_are_left_out_and_named():
+    """A table that gained columns after the reference was made (issue #47's intervals
+    over seeds, appended after the old ones) is compared on the reference's columns."""
+    run = WIDE.assign(seeds=2, median_low=[1.60, 1.55], median_high=[1.64, 1.56])
+    result = compare_tables("gru_vs_lstm.csv", run, WIDE)
+    assert (result.status, result.left_out) == ("compared", ("seeds", "median_low", "median_high"))
+    assert result.counts["identical"] == 6 and set(result.details["column"]) == {"seed_0", "seed_1", "median"}
+    assert "left out: seeds, median_low, median_high" in render([result])
+    # a column inserted among the reference's, or one the run lacks: not comparable
+    moved = WIDE.copy()
+    moved.insert(1, "seeds", 2)
+    assert compare_tables("t.csv", moved, WIDE).status == "not comparable: columns differ"
+    assert compare_tables("t.csv", WIDE, run).status == "not comparable: columns differ"
 
 
 @pytest.mark.parametrize(

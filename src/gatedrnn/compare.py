@@ -17,7 +17,9 @@ that the other labels of a table with seeds already determine). Each float value
   any difference is unexplained.
 
 A table whose labels do not line up with the reference's (another config, another
-corpus) is reported as not comparable, value by value nothing. What to expect:
+corpus) is reported as not comparable, value by value nothing. Columns a run's table
+has after all of the reference's (a table that gained columns since the reference was
+made, such as the intervals over seeds of issue #47) are left out, and named. What to expect:
 the same config on the same CPU model with the same threads per job gives
 identical trained tables; another CPU model or a GPU gives different float
 rounding, so trained numbers move (reference/README.md, "Another CPU model",
@@ -48,6 +50,9 @@ class TableComparison:
     status: str  # "compared", "missing in run", "not comparable: ..."
     counts: dict[str, int]
     details: pd.DataFrame | None = None
+    # columns the run's table has after all of the reference's (a table that gained
+    # columns since the reference was made): not compared, named
+    left_out: tuple[str, ...] = ()
 
 
 def _label_columns(frame: pd.DataFrame) -> list[str]:
@@ -126,8 +131,10 @@ def _wide_spread(reference: pd.DataFrame) -> pd.Series:
 def compare_tables(name: str, run: pd.DataFrame, reference: pd.DataFrame) -> TableComparison:
     """Compare one table of a run with the reference's (see the module docstring)."""
     empty = dict.fromkeys(STATUSES, 0)
-    if list(run.columns) != list(reference.columns):
+    added = tuple(run.columns[len(reference.columns) :])
+    if list(run.columns[: len(reference.columns)]) != list(reference.columns):
         return TableComparison(name, "not comparable: columns differ", empty)
+    run = run[list(reference.columns)]
     labels = _label_columns(reference)
     if _label_columns(run) != labels:
         return TableComparison(name, "not comparable: column types differ", empty)
@@ -173,7 +180,7 @@ def compare_tables(name: str, run: pd.DataFrame, reference: pd.DataFrame) -> Tab
     details = pd.DataFrame(rows, columns=["table", "row", "column", "run", "reference", "difference",
                                           "seed_spread", "status"])  # fmt: skip
     counts = {status: int((details["status"] == status).sum()) for status in STATUSES}
-    return TableComparison(name, "compared", counts, details)
+    return TableComparison(name, "compared", counts, details, added)
 
 
 def compare_runs(run_dir: str | Path, reference_dir: str | Path) -> list[TableComparison]:
@@ -222,7 +229,8 @@ def render(comparisons: list[TableComparison]) -> str:
     lines = [head, "-" * len(head)]
     for c in comparisons:
         counts = "  ".join(f"{c.counts[s]:>13}" for s in STATUSES)
-        lines.append(f"{c.table:<{width}}  {counts}  {c.status}")
+        left_out = f" (not in the reference, left out: {', '.join(c.left_out)})" if c.left_out else ""
+        lines.append(f"{c.table:<{width}}  {counts}  {c.status}{left_out}")
     total = {s: sum(c.counts[s] for c in comparisons) for s in STATUSES}
     lines.append("-" * len(head))
     lines.append(f"{'all':<{width}}  " + "  ".join(f"{total[s]:>13}" for s in STATUSES))

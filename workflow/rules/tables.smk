@@ -23,7 +23,8 @@ rule matched_widths:
 
 
 rule gru_vs_lstm:
-    """Best validation loss per seed and the median, for the comparison's models (D3)."""
+    """Best validation loss per seed and the median, for the comparison's models (D3),
+    with the median's interval over seeds and each model's gap to the LSTM, paired."""
     input:
         summaries=PLAN.grid_files("summary.json", models=PLAN.comparison),
     output:
@@ -33,6 +34,7 @@ rule gru_vs_lstm:
     conda:
         ENV
     params:
+        reference_lstm=PLAN.comparison_ids["reference_lstm"],
         code=code_version("gru_vs_lstm.py"),
     script:
         "../scripts/gru_vs_lstm.py"

@@ -1,13 +1,13 @@
-"""Rule gru_advantage_split (gatedrnn.tables.study.advantage_split_table)."""
+"""Rule gru_advantage_split (gatedrnn.tables.study.advantage_split_intervals)."""
 
 import pandas as pd
 
 from gatedrnn.scripting import run_logged
-from gatedrnn.tables.study import advantage_split_table
+from gatedrnn.tables.study import advantage_split_intervals
 
 
 def main(log):
-    table = advantage_split_table(
+    table = advantage_split_intervals(
         pd.read_csv(snakemake.input[0]),
         snakemake.params.reference_lstm,
         snakemake.params.width_matched_gru,

@@ -64,10 +64,14 @@ def bootstrap(
 
 
 def median_interval(values: Sequence[float], level: float = LEVEL, seed=BOOTSTRAP_SEED) -> tuple:
-    """``(median, low, high)`` over seeds: the median and its bootstrap interval."""
+    """``(median, low, high)`` over seeds: the median and its bootstrap interval. One
+    seed has no spread: its interval is NaN (an empty cell in a table), never the
+    zero-width interval its one resample would give."""
     values = np.asarray(values, dtype=np.float64)
     if values.size == 0:
         return (np.nan, np.nan, np.nan)
+    if values.size == 1:
+        return (float(values[0]), np.nan, np.nan)
     return (float(np.median(values)), *percentile_interval(bootstrap(values, seed=seed), level))
 
 

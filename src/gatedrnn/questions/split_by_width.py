@@ -4,18 +4,16 @@ The D4 split (:func:`gatedrnn.tables.study.advantage_split_table`) repeated with
 the LSTM at other reference widths R: LSTM wR - GRU wR ("structure"), GRU wR -
 GRU budgetR ("width"), on medians over seeds; beside them each part seed by seed
 and the paired bootstrap interval of its median over seeds
-(:func:`gatedrnn.analysis.intervals.paired_difference_interval`).
+(:func:`gatedrnn.tables.study.paired_parts`).
 """
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
-from gatedrnn.analysis.intervals import paired_difference_interval
 from gatedrnn.core.conventions import WIDTH_TOKEN
 from gatedrnn.questions.common import Log, pct, read_summaries, signed, write_table
-from gatedrnn.tables.study import advantage_split_table, gru_vs_lstm_table
+from gatedrnn.tables.study import advantage_split_table, gru_vs_lstm_table, paired_parts
 
 
 def reference_width_of(summary: dict) -> int:
@@ -59,28 +57,6 @@ def split_by_width_table(summaries: list[dict]) -> pd.DataFrame:
         split["seeds"] = len({s["seed"] for s in group})
         frames.append(split.join(paired_parts(models, lstm, gru_w, gru_b), on="component"))
     return pd.concat(frames, ignore_index=True)
-
-
-def paired_parts(models: pd.DataFrame, lstm: str, gru_w: str, gru_b: str) -> pd.DataFrame:
-    """Per component (index): ``paired_median, low, high`` and ``seed_<s>``, the part
-    taken seed by seed on the seeds all three models ran (``models``: rows of
-    :func:`gru_vs_lstm_table` by model)."""
-    seeds = [
-        c
-        for c in models.columns
-        if c.startswith("seed_") and models.loc[[lstm, gru_w, gru_b], c].notna().all()
-    ]
-    loss = {model: models.loc[model, seeds].to_numpy(dtype=np.float64) for model in (lstm, gru_w, gru_b)}
-    rows = {}
-    for component, (first, second) in {
-        "structure": (lstm, gru_w),
-        "width": (gru_w, gru_b),
-        "total": (lstm, gru_b),
-    }.items():
-        median, low, high = paired_difference_interval(loss[first], loss[second])
-        rows[component] = {"paired_median": median, "low": low, "high": high,
-                           **dict(zip(seeds, loss[first] - loss[second], strict=True))}  # fmt: skip
-    return pd.DataFrame.from_dict(rows, orient="index")
 
 
 def write_split_by_width_table(summaries, out, log: Log) -> pd.DataFrame:

@@ -3,12 +3,22 @@ the split of the GRU's advantage (D4) and validation curves (E2).
 
 Every function takes plain data (summaries as dicts, histories as frames) and
 returns a DataFrame; the rule scripts only read and write files.
+
+D3 and D4 carry, beside their medians over seeds, the 95 % bootstrap interval of
+each (:mod:`gatedrnn.analysis.intervals`, the ledger's bootstrap: its seed, its
+resamples), a difference of two models taken seed by seed (paired). The ledger
+judges the same seed columns by the same bootstrap, so a table's interval is the
+ledger's (``tests/test_seed_intervals.py``). One seed gives an empty interval.
 """
 
 from __future__ import annotations
 
+import re
+
+import numpy as np
 import pandas as pd
 
+from gatedrnn.analysis.intervals import median_interval, paired_difference_interval
 from gatedrnn.core.conventions import WIDTH_TOKEN
 from gatedrnn.core.sizes import model_parameters
 from gatedrnn.core.widths import REFERENCE_CELL, resolve_width
@@ -103,6 +113,73 @@ def advantage_split_table(
     table = pd.DataFrame(rows, columns=["component", "comparison", "loss_difference"])
     table["share_of_total"] = table["loss_difference"] / total if total != 0 else float("nan")
     return table
+
+
+SEED_COLUMN = re.compile(r"^seed_\d+$")
+
+
+def _seed_columns(table: pd.DataFrame) -> list[str]:
+    return [c for c in table.columns if SEED_COLUMN.match(str(c))]
+
+
+def gru_vs_lstm_intervals(table: pd.DataFrame, reference_lstm: str) -> pd.DataFrame:
+    """D3's table (:func:`gru_vs_lstm_table`) with its intervals over seeds appended:
+    ``seeds`` (the seeds with a loss), ``median_low, median_high`` (the 95 % bootstrap
+    interval of ``median``), and the gap to ``reference_lstm`` seed by seed:
+    ``paired_minus_lstm`` (median over seeds of this model's loss minus the LSTM's at
+    the same seed; negative: lower than the LSTM), ``paired_minus_lstm_low, _high``.
+
+    Taken over every seed column, as the ledger reads them: a seed without a loss
+    (an empty cell) or one seed alone leaves the interval empty; the LSTM's own row
+    has no gap. The existing columns are unchanged."""
+    seeds = _seed_columns(table)
+    losses = table[seeds].to_numpy(dtype=np.float64)
+    out = table.copy()
+    out["seeds"] = np.isfinite(losses).sum(axis=1)
+    rows = [median_interval(row) for row in losses]
+    out["median_low"] = [low for _, low, _ in rows]
+    out["median_high"] = [high for _, _, high in rows]
+    is_lstm = (table["model"] == reference_lstm).to_numpy()
+    gaps = [(np.nan,) * 3] * len(table)
+    if is_lstm.sum() == 1:
+        lstm = losses[is_lstm][0]
+        gaps = [(np.nan,) * 3 if own else paired_difference_interval(row, lstm)
+                for row, own in zip(losses, is_lstm, strict=True)]  # fmt: skip
+    for k, column in enumerate(("paired_minus_lstm", "paired_minus_lstm_low", "paired_minus_lstm_high")):
+        out[column] = [gap[k] for gap in gaps]
+    return out
+
+
+def paired_parts(models: pd.DataFrame, lstm: str, gru_w: str, gru_b: str) -> pd.DataFrame:
+    """Per component (index): ``paired_median, low, high`` and ``seed_<s>``, the part
+    taken seed by seed on the seeds all three models ran (``models``: rows of
+    :func:`gru_vs_lstm_table` by model)."""
+    seeds = [c for c in _seed_columns(models) if models.loc[[lstm, gru_w, gru_b], c].notna().all()]
+    loss = {model: models.loc[model, seeds].to_numpy(dtype=np.float64) for model in (lstm, gru_w, gru_b)}
+    rows = {}
+    for component, (first, second) in {
+        "structure": (lstm, gru_w),
+        "width": (gru_w, gru_b),
+        "total": (lstm, gru_b),
+    }.items():
+        median, low, high = paired_difference_interval(loss[first], loss[second])
+        rows[component] = {"paired_median": median, "low": low, "high": high,
+                           **dict(zip(seeds, loss[first] - loss[second], strict=True))}  # fmt: skip
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
+def advantage_split_intervals(
+    gru_vs_lstm: pd.DataFrame, reference_lstm: str, width_matched_gru: str, budget_matched_gru: str
+) -> pd.DataFrame:
+    """D4 (:func:`advantage_split_table`, its columns unchanged) with each part taken
+    seed by seed, as G2's ``split_by_width.csv`` has them: ``seeds`` (those all three
+    models ran), ``paired_median, low, high`` (the part's median over seeds and its
+    95 % paired bootstrap interval) and ``seed_<s>`` (the part at seed s)."""
+    split = advantage_split_table(gru_vs_lstm, reference_lstm, width_matched_gru, budget_matched_gru)
+    models = gru_vs_lstm.set_index("model")
+    parts = paired_parts(models, reference_lstm, width_matched_gru, budget_matched_gru)
+    split["seeds"] = len(_seed_columns(parts))
+    return split.join(parts, on="component")
 
 
 def val_loss_curves_table(histories: list[pd.DataFrame], summaries: list[dict]) -> pd.DataFrame:

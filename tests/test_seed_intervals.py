@@ -1,0 +1,193 @@
+"""The intervals over seeds that D3's and D4's tables carry (issue #47): against a
+bootstrap written out here with numpy (the same generator and seed, drawn by hand),
+against the closed form at two seeds, against the ledger's own judgement of the same
+seed columns (bit for bit: the table and the ledger must not disagree), empty at one
+seed, and bit-identical from call to call."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from gatedrnn.analysis.intervals import BOOTSTRAP_SEED, BOOTSTRAPS
+from gatedrnn.claims import Claim, load_claims
+from gatedrnn.claims.uncertain import value_judgement
+from gatedrnn.tables.study import advantage_split_intervals, gru_vs_lstm_intervals, gru_vs_lstm_table
+
+REPO = Path(__file__).resolve().parents[1]
+PUBLISHED = REPO / "workflow" / "resources" / "published.yaml"
+TABLE = "results/tables/gru_vs_lstm.csv"
+NAMES = {"reference_lstm": "lstm_w8", "width_matched_gru": "gru_w8", "budget_matched_gru": "gru_budget9"}
+
+# Five seeds of three models: the GRUs' gaps to the LSTM of both signs.
+LOSSES = {
+    "lstm_w8": [1.612, 1.598, 1.634, 1.605, 1.621],
+    "gru_budget9": [1.601, 1.603, 1.611, 1.590, 1.618],
+    "gru_w8": [1.625, 1.609, 1.631, 1.617, 1.640],
+}
+
+
+def summaries(losses: dict[str, list[float]]) -> list[dict]:
+    widths = {"lstm_w8": 8, "gru_budget9": 9, "gru_w8": 8}
+    return [
+        {
+            "model": m,
+            "cell": m.split("_")[0],
+            "width": widths[m],
+            "params": 100,
+            "seed": s,
+            "best_val_loss": v,
+        }
+        for m, vs in losses.items()
+        for s, v in enumerate(vs)
+    ]
+
+
+def table(losses=LOSSES) -> pd.DataFrame:
+    return gru_vs_lstm_intervals(gru_vs_lstm_table(summaries(losses)), "lstm_w8")
+
+
+def by_hand(values) -> tuple[float, float]:
+    """The 95 % percentile interval of the median over the ledger's resamples, written
+    out: one generator seeded with the bootstrap's seed, indices drawn with replacement."""
+    values = np.asarray(values, dtype=np.float64)
+    picks = np.random.default_rng(BOOTSTRAP_SEED).integers(0, values.size, size=(BOOTSTRAPS, values.size))
+    low, high = np.percentile(np.median(values[picks], axis=1), [2.5, 97.5])
+    return float(low), float(high)
+
+
+def test_d3_intervals_match_a_bootstrap_written_out_by_hand():
+    found = table().set_index("model")
+    lstm = np.asarray(LOSSES["lstm_w8"])
+    for model, values in LOSSES.items():
+        row = found.loc[model]
+        assert row["seeds"] == 5
+        assert (row["median_low"], row["median_high"]) == pytest.approx(by_hand(values), abs=1e-15)
+        assert row["median_low"] <= row["median"] <= row["median_high"]
+        if model == "lstm_w8":  # no gap to itself
+            assert row[["paired_minus_lstm", "paired_minus_lstm_low", "paired_minus_lstm_high"]].isna().all()
+            continue
+        gaps = np.asarray(values) - lstm  # seed by seed
+        assert row["paired_minus_lstm"] == pytest.approx(float(np.median(gaps)), abs=1e-15)
+        interval = (row["paired_minus_lstm_low"], row["paired_minus_lstm_high"])
+        assert interval == pytest.approx(by_hand(gaps), abs=1e-15)
+    # the gap paired by seed is not the difference of medians (nor its interval that of two medians)
+    budget = found.loc["gru_budget9"]
+    assert budget["paired_minus_lstm"] != pytest.approx(budget["median"] - found.loc["lstm_w8", "median"])
+
+
+def test_d3_keeps_its_columns_and_appends_the_intervals():
+    plain = gru_vs_lstm_table(summaries(LOSSES))
+    found = table()
+    assert list(found.columns[: len(plain.columns)]) == list(plain.columns)
+    pd.testing.assert_frame_equal(found[plain.columns], plain)
+    assert list(found.columns[len(plain.columns) :]) == [
+        "seeds",
+        "median_low",
+        "median_high",
+        "paired_minus_lstm",
+        "paired_minus_lstm_low",
+        "paired_minus_lstm_high",
+    ]
+
+
+def test_two_seeds_give_the_seeds_range_and_one_seed_an_empty_interval():
+    # two seeds: a resample's median is a, b or (a + b) / 2, and a and b each come a
+    # quarter of the time, so the 2.5 % and 97.5 % points are the two seeds
+    two = table({m: v[:2] for m, v in LOSSES.items()}).set_index("model")
+    for model, values in LOSSES.items():
+        interval = (two.loc[model, "median_low"], two.loc[model, "median_high"])
+        assert interval == (min(values[:2]), max(values[:2]))
+    gaps = np.asarray(LOSSES["gru_w8"][:2]) - np.asarray(LOSSES["lstm_w8"][:2])
+    assert two.loc["gru_w8", "paired_minus_lstm_low"] == gaps.min()
+    assert two.loc["gru_w8", "paired_minus_lstm_high"] == gaps.max()
+    # one seed: no spread, so no interval (never a zero-width one)
+    one = table({m: v[:1] for m, v in LOSSES.items()})
+    assert (one["seeds"] == 1).all()
+    empty = ["median_low", "median_high", "paired_minus_lstm_low", "paired_minus_lstm_high"]
+    assert one[empty].isna().all().all()
+    split = advantage_split_intervals(one, *NAMES.values())
+    assert (split["seeds"] == 1).all() and split[["low", "high"]].isna().all().all()
+    # a model without a loss at one seed: an empty interval, as the ledger judges it (NaN)
+    gappy = table({**LOSSES, "gru_w8": [*LOSSES["gru_w8"][:4], float("nan")]}).set_index("model")
+    assert gappy.loc["gru_w8", "seeds"] == 4
+    assert gappy.loc["gru_w8", ["median_low", "median_high", "paired_minus_lstm_low"]].isna().all()
+
+
+def test_d4_parts_are_paired_by_seed_with_the_columns_of_split_by_width():
+    d3 = table()
+    split = advantage_split_intervals(d3, *NAMES.values()).set_index("component")
+    loss = {m: np.asarray(v) for m, v in LOSSES.items()}
+    parts = {
+        "structure": loss["lstm_w8"] - loss["gru_w8"],
+        "width": loss["gru_w8"] - loss["gru_budget9"],
+        "total": loss["lstm_w8"] - loss["gru_budget9"],
+    }
+    for component, per_seed in parts.items():
+        row = split.loc[component]
+        assert [row[f"seed_{s}"] for s in range(5)] == pytest.approx(list(per_seed), abs=1e-15)
+        assert row["paired_median"] == pytest.approx(float(np.median(per_seed)), abs=1e-15)
+        assert (row["low"], row["high"]) == pytest.approx(by_hand(per_seed), abs=1e-15)
+        assert row["seeds"] == 5
+    # D4's own columns are the difference of medians, unchanged
+    medians = d3.set_index("model")["median"]
+    assert split.loc["structure", "loss_difference"] == medians["lstm_w8"] - medians["gru_w8"]
+
+
+def test_the_tables_intervals_are_the_ledgers_bit_for_bit():
+    """The ledger judges D3's medians and D4's parts from the seed columns; the tables'
+    intervals over the same columns are its intervals exactly (one bootstrap, not two)."""
+    d3 = table()
+    split = advantage_split_intervals(d3, *NAMES.values()).set_index("component")
+    tables = {TABLE: d3}
+    claims = {c.id: c.fill(NAMES) for c in load_claims(PUBLISHED) if c.id.startswith(("D3.", "D4."))}
+    rows = d3.set_index("model")
+    for claim_id, model in (
+        ("D3.gru_vs_lstm.gru_budget.median", "gru_budget9"),
+        ("D3.gru_vs_lstm.gru_w325.median", "gru_w8"),
+        ("D3.gru_vs_lstm.lstm.median", "lstm_w8"),
+    ):
+        found = value_judgement(claims[claim_id], tables)
+        expected = rows.loc[model, ["median", "median_low", "median_high"]]
+        assert (found.point, found.low, found.high) == tuple(expected)
+    for claim_id, component in (
+        ("D4.gru_advantage_split.structure", "structure"),
+        ("D4.gru_advantage_split.width", "width"),
+    ):
+        found = value_judgement(claims[claim_id], tables)
+        expected = split.loc[component, ["paired_median", "low", "high"]]
+        assert (found.point, found.low, found.high) == tuple(expected)
+    # the gap to the LSTM, as a claim would state it (a minus selector, seed by seed)
+    gap = Claim.from_dict(
+        {
+            "id": "X.gap",
+            "experiment": "X",
+            "description": "gap",
+            "published": 0.0,
+            "rule": "within",
+            "table": TABLE,
+            "where": {"model": "gru_budget9"},
+            "column": "seed_*",
+            "minus": {"where": {"model": "lstm_w8"}},
+            "tolerance": {"abs": 0.01},
+        }
+    )
+    found = value_judgement(gap, tables)
+    gap_columns = ["paired_minus_lstm", "paired_minus_lstm_low", "paired_minus_lstm_high"]
+    expected = rows.loc["gru_budget9", gap_columns]
+    assert (found.point, found.low, found.high) == tuple(expected)
+
+
+def test_the_tables_are_bit_identical_on_two_calls(tmp_path):
+    written = []
+    for k in range(2):
+        d3 = table()
+        split = advantage_split_intervals(d3, *NAMES.values())
+        paths = (tmp_path / f"d3_{k}.csv", tmp_path / f"d4_{k}.csv")
+        d3.to_csv(paths[0], index=False)
+        split.to_csv(paths[1], index=False)
+        written.append([p.read_bytes() for p in paths])
+    assert written[0] == written[1]
