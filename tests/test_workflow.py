@@ -143,11 +143,22 @@ def test_smoke_tables_agree_with_the_models(smoke_run):
             history = pd.read_csv(smoke_run / f"results/models/default/{row['model']}_s{seed}/history.csv")
             assert history["val_loss"].min() == loss
         assert row["median"] == pd.Series(seeds).median()
+        # two seeds: the median's 95 % bootstrap interval is the seeds' range (issue #47)
+        assert row["seeds"] == len(seeds) == 2
+        assert (row["median_low"], row["median_high"]) == (min(seeds), max(seeds))
+    lstm = table.set_index("model").loc[f"lstm_w{ref}", [f"seed_{s}" for s in config["grid"]["seeds"]]]
+    gru = table.set_index("model").loc[f"gru_budget{ref}", lstm.index]
+    gaps = (gru - lstm).to_numpy()  # seed by seed
+    gap = table.set_index("model").loc[f"gru_budget{ref}"]
+    assert (gap["paired_minus_lstm_low"], gap["paired_minus_lstm_high"]) == (gaps.min(), gaps.max())
+    assert table.set_index("model").loc[f"lstm_w{ref}", ["paired_minus_lstm"]].isna().all()
 
     split = pd.read_csv(smoke_run / "results/tables/gru_advantage_split.csv").set_index("component")
     median = table.set_index("model")["median"]
     assert split.loc["structure", "loss_difference"] == median[f"lstm_w{ref}"] - median[f"gru_w{ref}"]
     assert split.loc["width", "loss_difference"] == median[f"gru_w{ref}"] - median[f"gru_budget{ref}"]
+    assert list(split.columns[3:]) == ["seeds", "paired_median", "low", "high", "seed_0", "seed_1"]
+    assert (split.loc["total", ["seed_0", "seed_1"]].to_numpy() == -gaps).all()
 
     curves = pd.read_csv(smoke_run / "results/tables/val_loss_curves.csv")
     n_models = len(config["grid"]["models"]) * len(config["grid"]["seeds"])

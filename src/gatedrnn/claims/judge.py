@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from gatedrnn.claims.bands import Band, describe_tolerance, format_value, make_band, to_scale
+from gatedrnn.claims.seeds import seed_values
 from gatedrnn.claims.select import absent_columns, read, read_cells
 from gatedrnn.claims.spec import (
     COMPARISONS,
@@ -33,7 +34,7 @@ from gatedrnn.claims.spec import (
     Selector,
     describe_compare,
 )
-from gatedrnn.claims.uncertain import finding_judgement, value_judgement
+from gatedrnn.claims.uncertain import comparison_text, finding_judgement, value_judgement
 
 
 def same_to_digits(reproduced: float, published: float, digits: int) -> bool:
@@ -65,18 +66,24 @@ def passes(rule: str, reproduced, published, tolerance: Mapping, cells=()) -> bo
 def evaluate(comparison: Comparison, tables: Mapping[str, pd.DataFrame]) -> tuple[bool, str]:
     """(holds, the comparison with its numbers, e.g. ``1.62 < 1.68``)."""
     c = comparison
-    left = float(read(c.left, tables[c.left.table]))
-    right = [float(read(v, tables[v.table])) if isinstance(v, Selector) else v for v in c.right]
-    bounds = [c.scale * v for v in right]
+    left = _point(c.left, tables)
+    bounds = [c.scale * (_point(v, tables) if isinstance(v, Selector) else v) for v in c.right]
     if c.op == "between":
-        holds = bounds[0] <= left <= bounds[1]
-        text = f"{format_value(left)} in [{format_value(bounds[0])}, {format_value(bounds[1])}]"
+        holds = (bounds[0] <= left) & (left <= bounds[1])
     else:
-        holds = bool(COMPARISONS[c.op](left, bounds[0]))
-        text = f"{format_value(left)} {c.op} {format_value(bounds[0])}"
-    if math.isnan(left) or any(math.isnan(b) for b in bounds):
-        holds = False
+        holds = COMPARISONS[c.op](left, bounds[0])
+    text = comparison_text(c.op, left, bounds)
+    if any(s.per_row for s in c.selectors()):  # every row's medians
+        text += " at every row"
+    holds = bool(np.all(holds)) and not any(np.isnan(v).any() for v in (left, *bounds))
     return holds, text
+
+
+def _point(selector: Selector, tables):
+    """A side's value: a number, or a per_row side's row medians (an array)."""
+    if selector.per_row:
+        return seed_values(selector, tables).row_points()
+    return float(read(selector, tables[selector.table]))
 
 
 def evaluate_all(compare: tuple[Comparison, ...], tables: Mapping[str, pd.DataFrame]) -> tuple[bool, str]:

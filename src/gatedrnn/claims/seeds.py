@@ -10,6 +10,11 @@ seeds (a closed form, a table of medians) gives one value, the same in every res
 
 All the selectors of one claim are resampled together, on the seeds they share, so
 two models compared are paired by seed.
+
+A ``per_row`` selector keeps its rows apart (one quantity per row, e.g. per reference
+width): each row's median over seeds, then its ``agg`` over the rows, in the point and
+in every resample; its resamples are ``(bootstraps, rows)``, which a comparison judges
+row by row (:mod:`.uncertain`). Without seeds each row is its one cell.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ import pandas as pd
 
 from gatedrnn.analysis.intervals import BOOTSTRAP_SEED, BOOTSTRAPS, resample_indices
 from gatedrnn.claims.select import _number_or_text, locate, read_cells
-from gatedrnn.claims.spec import Selector
+from gatedrnn.claims.spec import ClaimError, Selector
 
 SEED_COLUMN = re.compile(r"^seed_(\d+)$")
 STATISTICS = {"min": np.min, "max": np.max, "mean": np.mean, "median": np.median}
@@ -35,14 +40,21 @@ STATISTICS = {"min": np.min, "max": np.max, "mean": np.mean, "median": np.median
 class SeedValues:
     """One selector's value per seed (``seeds`` None: the table has no seeds)."""
 
-    values: dict  # seed label -> float
+    values: dict  # seed label -> float (per_row: an array, one value per row)
     statistic: str = "median"
+    rows: str | None = None  # per_row: the statistic over the rows
 
     @property
     def seeded(self) -> bool:
         return None not in self.values
 
+    def row_points(self) -> np.ndarray:
+        """Per row, the median over seeds (per_row only)."""
+        return np.median(np.asarray(list(self.values.values()), dtype=np.float64), axis=0)
+
     def point(self) -> float:
+        if self.rows is not None:
+            return float(STATISTICS[self.rows](self.row_points()))
         return float(STATISTICS[self.statistic](np.asarray(list(self.values.values()), dtype=np.float64)))
 
 
@@ -91,6 +103,12 @@ def _is_seed(label) -> bool:
 def seed_values(selector: Selector, tables: Mapping[str, pd.DataFrame]) -> SeedValues:
     """The selector's value per seed (``minus``: its difference, seed by seed)."""
     cells = seed_cells(selector, tables[selector.table])
+    if selector.per_row:
+        rows = {seed: np.asarray([math.nan if isinstance(v, str) else v for v in c], dtype=np.float64)
+                for seed, c in cells.items()}  # fmt: skip
+        if len({r.size for r in rows.values()}) > 1:
+            raise ClaimError(f"{selector.table} [{selector.describe()}]: the seeds have different rows")
+        return SeedValues(rows, "median", selector.agg)
     values = {seed: _one(c, selector) for seed, c in cells.items()}
     statistic = selector.agg if selector.agg in STATISTICS else "median"
     if len(values) == 1 and None in values and selector.agg in STATISTICS:
@@ -121,6 +139,13 @@ def resampled(found: list[SeedValues], bootstraps: int = BOOTSTRAPS, seed: int =
     picks = resample_indices(len(seeds), bootstraps, seed) if seeds else None
     out = []
     for v in found:
+        if v.rows is not None:  # (bootstraps, rows): each row's median over the resampled seeds
+            if not v.seeded or picks is None:
+                out.append(np.tile(v.row_points(), (bootstraps, 1)))
+                continue
+            block = np.asarray([v.values[s] for s in seeds], dtype=np.float64)
+            out.append(np.median(block[picks], axis=1))
+            continue
         if not v.seeded or picks is None:
             out.append(np.full(bootstraps, v.point()))
             continue

@@ -44,7 +44,7 @@ def locate(selector: Selector, frame: pd.DataFrame) -> tuple[pd.Index, list[str]
     """The rows (index labels) and columns of ``frame`` whose cells ``selector`` reads
     (before ``agg``); raises NoMatch if there are none."""
     s = selector
-    columns = [c for c in frame.columns if fnmatch.fnmatchcase(str(c), s.column)]
+    columns = matching_columns(s.column, frame)
     if not columns:  # e.g. seed_2 under a config with two seeds
         raise NoMatch(f"{s.table} has no column {s.column!r}")
     mask = pd.Series(True, index=frame.index)
@@ -63,6 +63,17 @@ def locate(selector: Selector, frame: pd.DataFrame) -> tuple[pd.Index, list[str]
     return rows.index, columns
 
 
+def matching_columns(column: str, frame: pd.DataFrame) -> list:
+    """The columns of ``frame`` that ``column`` names: a name or pattern, or alternatives
+    ``a|b`` of which the first the table has wins (``seed_*|loss_difference``: the seeds
+    where a table has them, else its difference of medians)."""
+    for pattern in column.split("|"):
+        found = [c for c in frame.columns if fnmatch.fnmatchcase(str(c), pattern.strip())]
+        if found:
+            return found
+    return []
+
+
 def read_cells(selector: Selector, frame: pd.DataFrame) -> list:
     """Every cell ``selector`` reads (floats, or str for text), ``nan_as`` applied."""
     rows, columns = locate(selector, frame)
@@ -75,7 +86,7 @@ def read_cells(selector: Selector, frame: pd.DataFrame) -> list:
 def read(selector: Selector, frame: pd.DataFrame):
     """The selected value (float, or str for a text cell); raises NoMatch if no row."""
     s = selector
-    if s.minus is not None:  # a paired difference: the median of its per-seed values
+    if s.minus is not None or s.per_row:  # seed by seed: the median of its per-seed values
         from gatedrnn.claims.seeds import seed_values  # (seeds reads cells through this module)
 
         return seed_values(s, {s.table: frame}).point()
@@ -99,7 +110,7 @@ def read(selector: Selector, frame: pd.DataFrame):
 def absent_columns(selector: Selector, frame: pd.DataFrame) -> list[str]:
     """The columns ``selector`` names (``column``, ``where`` keys, ``at_max``) that ``frame`` lacks."""
     wanted = [selector.column, *selector.where, *[k for k in (selector.at_max, selector.at_min) if k]]
-    return [c for c in wanted if not any(fnmatch.fnmatchcase(str(t), c) for t in frame.columns)]
+    return [c for c in wanted if not matching_columns(c, frame)]
 
 
 def read_tables(paths, base: str | Path = ".", rows=None) -> dict[str, pd.DataFrame]:

@@ -22,7 +22,7 @@ KINDS = ("arithmetic", "value", "finding", "new")
 COMPARISONS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 AGGREGATES = ("min", "max", "mean", "median", "unique")
 TOLERANCE_KEYS = {"exact": {"sig_digits", "rel", "abs"}, "within": WITHIN_KEYS}
-SELECTOR_KEYS = {"table", "where", "column", "agg", "at_max", "at_min", "nan_as", "minus"}
+SELECTOR_KEYS = {"table", "where", "column", "agg", "at_max", "at_min", "nan_as", "minus", "per_row"}
 ENTRY_KEYS = {"id", "experiment", "description", "published", "source", "rule", "tolerance", "compare"}
 ENTRY_KEYS |= SELECTOR_KEYS | {"across_regimes", "question", "kind", "why", "finding"}
 # What an `across_regimes` view may set: where the claim's quantity is read in the
@@ -71,6 +71,8 @@ class Selector:
     # Another selector of the same table taken from this one seed by seed (a paired
     # difference, e.g. one model's loss minus another's); its keys default to this one's.
     minus: Selector | None = None
+    # Each row its own quantity (a width's, say): its median over seeds, `agg` over the rows.
+    per_row: bool = False
 
     @classmethod
     def from_dict(cls, data: Mapping, default_table: str | None = None, where_from: str = "") -> Selector:
@@ -83,6 +85,9 @@ class Selector:
         agg = data.get("agg")
         if agg is not None and agg not in AGGREGATES:
             raise ClaimError(f"{where_from}: agg must be one of {AGGREGATES}, not {agg!r}")
+        per_row = data.get("per_row", False)
+        if per_row not in (True, False) or (per_row and (agg in (None, "unique") or "minus" in data)):
+            raise ClaimError(f"{where_from}: per_row is true or false, with an agg over the rows, no minus")
         where = data.get("where") or {}
         if not isinstance(where, Mapping):
             raise ClaimError(f"{where_from}: `where` must be a mapping of column to value")
@@ -104,6 +109,7 @@ class Selector:
             nan_as=None if nan_as is None else float(nan_as),
             at_min=data.get("at_min"),
             minus=minus,
+            per_row=per_row,
         )
 
     def fill(self, names: Mapping[str, str], where_from: str = "") -> Selector:
@@ -128,7 +134,7 @@ class Selector:
         if self.at_min:
             parts.append(f"min {self.at_min}")
         if self.agg:
-            parts.append(f"{self.agg} of {self.column}")
+            parts.append(f"{self.agg} of {self.column}" + (" per row" if self.per_row else ""))
         if self.minus is not None:
             return f"{', '.join(parts)} minus {self.minus.describe()}, seed by seed"
         return ", ".join(parts)
@@ -143,8 +149,7 @@ def _with_where(side: Mapping, default_where: Mapping | None) -> Mapping:
 
 @dataclass(frozen=True)
 class Comparison:
-    """``left op scale * right`` (or ``left between scale * [lo, hi]``; evaluated by
-    :func:`gatedrnn.claims.judge.evaluate`)."""
+    """``left op scale * right`` or ``left between scale * [lo, hi]`` (:func:`.judge.evaluate`)."""
 
     left: Selector
     op: str
@@ -161,10 +166,8 @@ class Comparison:
         if unknown:
             raise ClaimError(f"{where_from}: unknown compare keys {sorted(unknown)}")
         op = data.get("op")
-        if op not in COMPARISONS and op != "between":
-            raise ClaimError(
-                f"{where_from}: compare op must be one of {[*COMPARISONS, 'between']}, not {op!r}"
-            )
+        if op not in (ops := [*COMPARISONS, "between"]):
+            raise ClaimError(f"{where_from}: compare op must be one of {ops}, not {op!r}")
         if "left" not in data or "right" not in data:
             raise ClaimError(f"{where_from}: compare needs `left` and `right`")
         right = data["right"]
@@ -347,11 +350,8 @@ class Claim:
                 raise ClaimError(
                     f"claim {cid}: across_regimes is a mapping of {sorted(VIEW_KEYS)}, not {view!r}"
                 )
-            base = {
-                k: data[k]
-                for k in ("id", "experiment", "description", "published", "source", "rule", "kind")
-                if k in data
-            }
+            keys = ("id", "experiment", "description", "published", "source", "rule", "kind")
+            base = {k: data[k] for k in keys if k in data}
             if "tolerance" in data and view.get("rule", rule) == rule:
                 base["tolerance"] = data["tolerance"]
             regime_view = Claim.from_dict({**base, **view})

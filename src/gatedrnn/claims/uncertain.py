@@ -8,7 +8,8 @@ bootstraps in which it holds.
   the run's median and the study's are resampled independently and their difference
   is judged against ±margin (the two spreads combined).
 - A finding ``holds`` in at least 0.95 of the bootstraps, ``fails`` in at most 0.05,
-  and is ``inconclusive`` between.
+  and is ``inconclusive`` between. A comparison of a ``per_row`` selector holds in a
+  bootstrap where it holds at every row (two such sides compared row by row).
 - One seed has no spread: a value or finding read from one seed is ``inconclusive``.
   A table without seeds (a closed form, a model at initialisation) has no
   uncertainty: its point decides.
@@ -31,8 +32,8 @@ from gatedrnn.analysis.intervals import (
     share_verdict,
 )
 from gatedrnn.claims.bands import Band, floor_width, format_value, from_scale, scale_of, to_scale
-from gatedrnn.claims.seeds import resampled, seed_count, seed_values
-from gatedrnn.claims.spec import COMPARISONS, Claim, Comparison, Selector
+from gatedrnn.claims.seeds import STATISTICS, resampled, seed_count, seed_values
+from gatedrnn.claims.spec import COMPARISONS, Claim, ClaimError, Comparison, Selector
 
 # The study's seeds are resampled with a seed of their own (independent of the run's).
 STUDY_SEED = BOOTSTRAP_SEED + 1
@@ -74,6 +75,8 @@ def value_judgement(claim: Claim, tables: Mapping[str, pd.DataFrame]) -> Uncerta
     n = seed_count(found)
     point = found[0].point()
     samples = resampled(found)[0]
+    if found[0].rows is not None:  # per_row: its agg over the rows, in each bootstrap
+        samples = STATISTICS[found[0].rows](samples, axis=1)
     low, high = percentile_interval(samples) if n else (point, point)
     tolerance, published = claim.tolerance, claim.published
     if "range" in tolerance:
@@ -119,13 +122,22 @@ def _centre(published) -> float:
 
 
 def _holds(comparison: Comparison, left: np.ndarray, right: list) -> np.ndarray:
-    """Whether ``comparison`` holds in each bootstrap (NaN never holds)."""
-    bounds = [comparison.scale * r for r in right]
+    """Whether ``comparison`` holds in each bootstrap (NaN never holds); a side over
+    rows (``per_row``: ``(bootstraps, rows)``) holds where it holds at every row."""
+    sides = [left, *(comparison.scale * r for r in right)]
+    if any(side.ndim == 2 for side in sides):
+        sides = [side if side.ndim == 2 else side[:, None] for side in sides]
+        try:
+            sides = np.broadcast_arrays(*sides)
+        except ValueError:
+            raise ClaimError(f"{comparison.describe()}: its sides have different rows") from None
+    left, bounds = sides[0], sides[1:]
     if comparison.op == "between":
         holds = (bounds[0] <= left) & (left <= bounds[1])
     else:
         holds = COMPARISONS[comparison.op](left, bounds[0])
-    return np.asarray(holds, dtype=bool) & ~np.isnan(left) & ~np.any(np.isnan(bounds), axis=0)
+    holds = np.asarray(holds, dtype=bool) & ~np.isnan(left) & ~np.any(np.isnan(bounds), axis=0)
+    return holds.all(axis=1) if holds.ndim == 2 else holds
 
 
 def finding_judgement(compare: tuple[Comparison, ...], tables: Mapping[str, pd.DataFrame]) -> Uncertain:
@@ -135,7 +147,8 @@ def finding_judgement(compare: tuple[Comparison, ...], tables: Mapping[str, pd.D
     found = [seed_values(s, tables) for s in selectors]
     n = seed_count(found)
     samples = iter(resampled(found))
-    points = iter([v.point() for v in found])
+    # at the point estimates: a per_row side shows its rows' medians
+    points = iter([v.row_points() if v.rows is not None else v.point() for v in found])
     holds, texts = None, []
     for comparison in compare:
         left = next(samples)
@@ -147,14 +160,22 @@ def finding_judgement(compare: tuple[Comparison, ...], tables: Mapping[str, pd.D
         bounds = [
             comparison.scale * (next(points) if isinstance(v, Selector) else v) for v in comparison.right
         ]
-        texts.append(_comparison_text(comparison.op, point, bounds))
+        text = comparison_text(comparison.op, point, bounds)
+        texts.append(f"{text} at every row" if any(s.per_row for s in comparison.selectors()) else text)
     share = float(holds.mean())
     verdict = share_verdict(share) if n != 1 else "inconclusive"
     return Uncertain(verdict, math.nan, share=share, seeds=n, text="; ".join(texts))
 
 
-def _comparison_text(op: str, left: float, bounds: list) -> str:
-    """``1.568 < 1.574`` or ``0.5 in [0.4, 0.6]`` at the point estimates."""
+def comparison_text(op: str, left: float, bounds: list) -> str:
+    """``1.568 < 1.574`` or ``0.5 in [0.4, 0.6]`` at the point estimates (rows:
+    ``(0.01, 0.02) > 0``)."""
     if op == "between":
-        return f"{format_value(left)} in [{format_value(bounds[0])}, {format_value(bounds[1])}]"
-    return f"{format_value(left)} {op} {format_value(bounds[0])}"
+        return f"{_shown(left)} in [{_shown(bounds[0])}, {_shown(bounds[1])}]"
+    return f"{_shown(left)} {op} {_shown(bounds[0])}"
+
+
+def _shown(value) -> str:
+    if isinstance(value, np.ndarray):
+        return "(" + ", ".join(format_value(v) for v in value) + ")"
+    return format_value(value)
