@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from gatedrnn.analysis.intervals import BOOTSTRAP_SEED, BOOTSTRAPS
-from gatedrnn.claims import Claim, load_claims
+from gatedrnn.claims import Claim, ClaimError, load_claims
 from gatedrnn.claims.uncertain import value_judgement
 from gatedrnn.tables.study import advantage_split_intervals, gru_vs_lstm_intervals, gru_vs_lstm_table
 
@@ -191,3 +191,75 @@ def test_the_tables_are_bit_identical_on_two_calls(tmp_path):
         split.to_csv(paths[1], index=False)
         written.append([p.read_bytes() for p in paths])
     assert written[0] == written[1]
+
+
+# --------------------------------------------------------------------------- G2, per width
+
+SPLIT = "results/tables/split_by_width.csv"
+NEW_FINDINGS = REPO / "workflow" / "resources" / "new_findings.yaml"
+
+
+def g2_claims() -> dict:
+    return {c.id: c for c in load_claims(NEW_FINDINGS) if c.experiment == "G2"}
+
+
+def split_summaries(gaps: dict[int, list[float]]) -> list[dict]:
+    """Every seed of lstm_wR, gru_wR and gru_budgetR: the budget GRU at 1.6, the
+    same-width GRU half the LSTM's gap above it (structure = width = gap / 2)."""
+    rows = []
+    for reference, per_seed in gaps.items():
+        for seed, gap in enumerate(per_seed):
+            for model, loss, width in (
+                (f"lstm_w{reference}", 1.6 + gap, reference),
+                (f"gru_w{reference}", 1.6 + gap / 2, reference),
+                (f"gru_budget{reference}", 1.6, reference + 10),
+            ):
+                cell, token = model.split("_")
+                rows.append({"model": model, "cell": cell, "width": width, "params": 100, "seed": seed,
+                             "best_val_loss": loss, "width_token": token})  # fmt: skip
+    return rows
+
+
+def test_g2_is_judged_per_width_from_the_seeds_as_a_bootstrap_written_out_by_hand():
+    from gatedrnn.claims.uncertain import finding_judgement
+    from gatedrnn.questions.split_by_width import split_by_width_table
+
+    # at width 256 one seed of five has the LSTM ahead: the GRU wins there in most bootstraps
+    gaps = {128: [0.02, 0.018, 0.022, 0.019, 0.021], 256: [0.004, -0.003, 0.006, 0.005, 0.002]}
+    table = split_by_width_table(split_summaries(gaps))
+    claim = g2_claims()["G2.total_gap.min"]
+    found = finding_judgement(claim.compare, {SPLIT: table})
+    # by hand: per width the median over the resampled seeds of the total, positive at every width
+    picks = np.random.default_rng(BOOTSTRAP_SEED).integers(0, 5, size=(BOOTSTRAPS, 5))
+    totals = np.array([gaps[128], gaps[256]]).T  # (seeds, widths)
+    medians = np.stack([np.median(totals[picks, w], axis=1) for w in range(2)], axis=1)
+    assert found.share == float((medians > 0).all(axis=1).mean())
+    assert 0.05 < found.share < 1 and found.seeds == 5
+    assert found.text.startswith("(0.02, 0.004") and found.text.endswith("> 0 at every row")
+    # the share findings, in D4's form at every width: here both parts are half the gap
+    for claim_id in ("G2.structure_share.min", "G2.structure_share.max"):
+        share = finding_judgement(g2_claims()[claim_id].compare, {SPLIT: table}).share
+        assert share == float(((medians > 0).all(axis=1)).mean())  # 0.5 of the gap, when positive
+
+
+def test_g2_falls_back_to_the_medians_in_a_table_without_seed_columns():
+    """The committed reference's split_by_width.csv predates the seed columns: G2 reads
+    its differences of medians, one per width, and the point decides."""
+    from gatedrnn.claims.judge import judge
+
+    table = pd.read_csv(REPO / "reference" / "tables" / "split_by_width.csv")
+    assert not [c for c in table.columns if c.startswith("seed_")]
+    totals = table[table["component"] == "total"]["loss_difference"].tolist()
+    for claim_id, claim in g2_claims().items():
+        row = judge(claim, {SPLIT: table})
+        assert row["verdict"] == "new" and row["interval"] == "no seeds in its tables: the point decides"
+        holds = claim_id == "G2.total_gap.min" and min(totals) > 0
+        assert row["reproduced"].endswith("does not hold)" if not holds else ": holds)"), row["reproduced"]
+    row = judge(g2_claims()["G2.total_gap.min"], {SPLIT: table})
+    assert row["reproduced"].startswith(f"{min(totals):.6g} (")
+
+
+def test_per_row_needs_an_agg_over_the_rows():
+    with pytest.raises(ClaimError, match="per_row"):
+        Claim.from_dict({"id": "X", "experiment": "X", "description": "x", "rule": "new", "question": "q",
+                         "table": SPLIT, "column": "seed_*", "per_row": True})  # fmt: skip
