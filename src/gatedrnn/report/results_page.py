@@ -2,8 +2,7 @@
 from the committed reference run (``reference/``) alone: every number a reader sees
 there is a cell of a committed table, never typed.
 
-``python -m gatedrnn.reference pages`` writes both; tests/test_reference_consistency.py
-fails when either differs from what this module renders on ``reference/``.
+``python -m gatedrnn.reference pages`` writes both (tests/test_reference_consistency.py checks them).
 """
 
 from __future__ import annotations
@@ -66,11 +65,12 @@ SECTIONS = (
             "How much of the loss's gradient reaches each step of a 100-character window, at "
             "initialisation."),
     Section("study", "D3: best validation loss of the comparison's models (nats/char)", "gru_vs_lstm.csv",
-            ("model", "cell", "width", "params", "seed_0", "seed_1", "seed_2", "median"),
+            ("model", "cell", "width", "params", "seed_0", "seed_1", "seed_2", "median", "median_low",
+             "median_high", "paired_minus_lstm", "paired_minus_lstm_low", "paired_minus_lstm_high"),
             "The LSTM at the reference width, and the GRU at the same width and at the same "
             "parameter budget."),
     Section("study", "D4: the GRU's advantage split into structure and width", "gru_advantage_split.csv",
-            ("component", "comparison", "loss_difference", "share_of_total"),
+            ("component", "comparison", "loss_difference", "share_of_total", "paired_median", "low", "high"),
             "Differences of median losses. The ledger reads D4 seed by seed from gru_vs_lstm.csv "
             "(paired differences, their median and interval) and judges a share only where both parts "
             "are positive."),
