@@ -82,6 +82,7 @@ def fingerprint(path: Path) -> str:
     return _analyse(Path(path))[1]
 
 
+@cache
 def module_file(name: str, src: Path = SRC) -> Path | None:
     """The file of package module ``name`` (``gatedrnn.core.model``), or None if
     ``name`` is not a module of the package (an attribute, or a missing module)."""
@@ -104,6 +105,11 @@ def imported_names(path: Path, name: str | None = None) -> set[str]:
     """Dotted names of the package's modules (and candidate attributes) that the
     file imports anywhere in its body. ``name`` is the file's own module name
     (needed for relative imports; None for a rule script)."""
+    return set(_imported_names(Path(path), name))
+
+
+@cache  # the DAG asks for the closure of every script; their modules overlap
+def _imported_names(path: Path, name: str | None) -> frozenset[str]:
     found: set[str] = set()
     for level, module, names in _analyse(Path(path))[0]:
         if module is None and level == 0:  # import a.b, c
@@ -119,7 +125,7 @@ def imported_names(path: Path, name: str | None = None) -> set[str]:
             base = module
         found.add(base)
         found.update(f"{base}.{alias}" for alias in names)
-    return {n for n in found if n == PACKAGE or n.startswith(PACKAGE + ".")}
+    return frozenset(n for n in found if n == PACKAGE or n.startswith(PACKAGE + "."))
 
 
 def _with_parents(name: str) -> list[str]:
@@ -134,7 +140,7 @@ def module_closure(script: str | Path, src: Path = SRC) -> dict[str, Path]:
     todo = [(None, Path(script))]
     while todo:
         own_name, path = todo.pop()
-        for imported in imported_names(path, own_name):
+        for imported in _imported_names(path, own_name):
             for name in _with_parents(imported):
                 if name in seen:
                     continue

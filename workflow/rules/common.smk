@@ -59,6 +59,7 @@ from gatedrnn.plan.checks import refuse_non_finite
 from gatedrnn.plan.config_files import (
     refuse_config_files,
     refuse_float_integers,
+    SAFE_LOADER,
     retype_overrides,
 )
 from gatedrnn.plan.published import regime_view_tables
@@ -108,7 +109,9 @@ min_version("9.0")
 # where the schema wants a number (gatedrnn.plan.config_files).
 SCHEMA_PATH = os.path.join(WORKFLOW_ROOT, "workflow/schemas/config.schema.yaml")
 with open(SCHEMA_PATH) as _schema:
-    retype_overrides(config, workflow.config_settings.config, yaml.safe_load(_schema))
+    retype_overrides(
+        config, workflow.config_settings.config, yaml.load(_schema, Loader=SAFE_LOADER)
+    )
 refuse_config_files(workflow.configfiles, WorkflowError)
 # NaN passes every bound of the schema and names another key when it fails: refused first.
 refuse_non_finite(config, WorkflowError)
