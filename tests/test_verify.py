@@ -16,7 +16,13 @@ import pytest
 from conftest import REPO, SMOKE_CONFIG, run_snakemake
 
 from gatedrnn import numerics
-from gatedrnn.verify.against_reference import compare, missing_bits, seed_spread
+from gatedrnn.verify.against_reference import (
+    compare,
+    keys_the_schema_lacks,
+    merged_config,
+    missing_bits,
+    seed_spread,
+)
 
 RECORD = {
     "weights_sha256": "a" * 64,
@@ -32,6 +38,45 @@ def verify(*args, cwd=REPO):
     return subprocess.run(
         [sys.executable, "-m", "gatedrnn.verify", *args], cwd=cwd, env=env, capture_output=True, text=True
     )
+
+
+def test_keys_a_newer_schema_lacks_are_left_out_of_the_references_config():
+    schema = {
+        "$defs": {
+            "keys": {"lr": {"type": "number"}},
+            "train": {"type": "object", "additionalProperties": False,
+                      "properties": {"lr": {"$ref": "#/$defs/keys/lr"}}},
+        },
+        "type": "object",
+        "properties": {
+            "train": {"$ref": "#/$defs/train"},
+            "regimes": {"type": "object", "additionalProperties": {"$ref": "#/$defs/train"}},
+            "open": {"type": "object", "properties": {"a": {"type": "number"}}},
+        },
+    }  # fmt: skip
+    config = {
+        "train": {"lr": 0.1, "old": 1},
+        "regimes": {"fast": {"lr": 1.0, "gone": 2}},
+        "open": {"a": 1, "b": 2},  # additional properties allowed: kept
+    }
+    assert keys_the_schema_lacks(config, schema) == ["train.old", "regimes.fast.gone"]
+    assert config == {"train": {"lr": 0.1}, "regimes": {"fast": {"lr": 1.0}}, "open": {"a": 1, "b": 2}}
+
+
+def test_the_committed_references_config_is_one_this_checkout_runs(tmp_path):
+    """Issue #52: on a fresh clone `python -m gatedrnn.verify` failed at its first snakemake
+    call, since the reference's config (collected under an older schema) held
+    `protocol.confirm.regimes`, a key the schema no longer allows."""
+    import yaml
+
+    manifest = json.loads((REPO / "reference" / "manifest.json").read_text())
+    dropped: list[str] = []
+    config = merged_config(manifest["config"], dropped)
+    assert all(path.count(".") >= 1 for path in dropped)  # keys inside sections, never a section
+    configfile = tmp_path / "config.yaml"
+    configfile.write_text(yaml.safe_dump(config, sort_keys=False))
+    # the first call verify makes, dry: the config passes the workflow's schema and checks
+    run_snakemake(tmp_path / "run", "-n", "data/corpus.json", configfile=configfile)
 
 
 def test_same_bits_are_bit_identical():

@@ -161,7 +161,13 @@ def cmd_reference(args) -> int:
         own_directory(workdir)  # before anything is written
         print(f"verify works in {workdir} (its own: nothing outside it is written)")
         cpu_isa = args.cpu_isa or record["numerics"]["cpu_isa"]
-        config = check.merged_config(manifest["config"])
+        dropped: list[str] = []
+        config = check.merged_config(manifest["config"], dropped)
+        if dropped:
+            print(
+                "the reference's config has keys this checkout no longer knows, left out: "
+                + ", ".join(dropped)
+            )
         config["numerics"] = {"cpu_isa": cpu_isa}
         out = workdir / "results" / "verify"
         out.mkdir(parents=True, exist_ok=True)
