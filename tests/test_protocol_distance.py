@@ -229,3 +229,44 @@ def test_the_answer_never_calls_an_unconfirmed_regime_the_answer():
         "(3 seeds, not yet confirmed at 4 seeds)" in text
     )
     assert "at 3 seeds, not yet confirmed at 4 seeds)" in text  # the ledger beside the default
+
+
+def test_the_front_figure_draws_unconfirmed_regimes_as_open_markers():
+    """Issue #48: a regime on fewer seeds than the confirmation's is an open marker, and
+    the legend says on how many seeds (read from the table); a table made before
+    `confirmed` is drawn with every marker filled, as before."""
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import to_rgba
+
+    from gatedrnn.report.protocol import front_figure
+
+    tables, names = reference_inputs()
+    table = distance_table(reference_regimes(), targets(CLAIMS, tables, names), confirm_seeds=3)
+
+    def markers(fig) -> dict[str, list]:
+        """Face colour of every regime marker drawn, by whether it is open (white)."""
+        drawn = {"open": [], "filled": []}
+        for ax in fig.axes:
+            for container in ax.containers:
+                line = container.lines[0]
+                kind = "open" if to_rgba(line.get_markerfacecolor()) == to_rgba("white") else "filled"
+                drawn[kind] += list(line.get_xdata())
+        return drawn
+
+    fig = front_figure(table)
+    drawn = markers(fig)
+    unconfirmed = table[~table["confirmed"]]
+    assert sorted(drawn["open"]) == sorted(unconfirmed["loss"]) and len(drawn["open"]) > 0
+    assert sorted(drawn["filled"]) == sorted(table[table["confirmed"]]["loss"])
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    seeds = unconfirmed["seeds"].unique()  # the reference: one seed each
+    assert list(seeds) == [1] and "open: 1 seed, not yet confirmed" in legend
+    plt.close(fig)
+    # the counts come from the table: two seeds short of a confirmation of three
+    fig = front_figure(table.assign(seeds=table["seeds"].where(table["confirmed"], 2)))
+    assert "open: 2 seeds, not yet confirmed" in [t.get_text() for t in fig.legends[0].get_texts()]
+    plt.close(fig)
+    old = front_figure(table.drop(columns="confirmed"))
+    assert not markers(old)["open"] and len(markers(old)["filled"]) == len(table)
+    assert not [t for t in old.legends[0].get_texts() if "confirmed" in t.get_text()]
+    plt.close(old)

@@ -64,3 +64,36 @@ def test_e3_s_failing_finding_links_the_check_of_its_inversion_further_down():
     ]
     assert len(rows) == 2 and all("(#e3s-inversion-checked)" in line for line in rows)
     assert page.index("](#e3s-inversion-checked)") < page.index("### E3's inversion, checked")
+
+
+def test_a_table_with_its_intervals_shows_its_seed_count_and_medians_with_intervals():
+    """Issue #47: where a table has `seeds` and interval columns, its section shows the seed
+    count and `median [low, high]` (at ten seeds a column per seed does not fit); a table
+    made before them (the committed three-seed reference's) keeps its seed columns."""
+    from gatedrnn.report.markdown import markdown_table, shown_columns
+    from gatedrnn.report.results_page import SECTIONS
+
+    d3 = next(s for s in SECTIONS if s.table == "gru_vs_lstm.csv")
+    seeds = {f"seed_{s}": [1.57 + s / 1000, 1.56 + s / 1000] for s in range(10)}
+    nan = float("nan")
+    table = pd.DataFrame({"model": ["lstm_w325", "gru_budget325"], "cell": ["lstm", "gru"],
+                          "width": [325, 381], "params": [637550, 635835], **seeds,
+                          "median": [1.5745, 1.5645],
+                          "seeds": [10, 1], "median_low": [1.572, nan], "median_high": [1.577, nan],
+                          "paired_minus_lstm": [nan, -0.01], "paired_minus_lstm_low": [nan, -0.012],
+                          "paired_minus_lstm_high": [nan, -0.008]})  # fmt: skip
+    shown = shown_columns(table, [c for c in d3.columns if c in table.columns])
+    assert list(shown.columns) == ["model", "cell", "width", "params", "seeds", "median [low, high]",
+                                   "paired_minus_lstm [low, high]"]  # fmt: skip
+    text = markdown_table(shown)
+    assert "| lstm_w325 | lstm | 325 | 637,550 | 10 | 1.575 [1.572, 1.577] | – |" in text
+    # one seed: no interval, the median alone
+    assert "| gru_budget325 | gru | 381 | 635,835 | 1 | 1.565 | -0.01 [-0.012, -0.008] |" in text
+    # the committed reference's table predates the columns: its seeds as before
+    old = table[["model", "cell", "width", "params", "seed_0", "seed_1", "seed_2", "median"]]
+    assert list(shown_columns(old, [c for c in d3.columns if c in old.columns]).columns) == list(old.columns)
+    for name in ("two_layers.csv", "cho_vs_pytorch_gru.csv"):  # G3's and G5's sections name their gaps
+        section = next(s for s in SECTIONS if s.table == name)
+        assert {"median", "seed_0"} <= set(section.columns) and any(
+            c.startswith("paired_") for c in section.columns
+        )

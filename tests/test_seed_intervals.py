@@ -263,3 +263,191 @@ def test_per_row_needs_an_agg_over_the_rows():
     with pytest.raises(ClaimError, match="per_row"):
         Claim.from_dict({"id": "X", "experiment": "X", "description": "x", "rule": "new", "question": "q",
                          "table": SPLIT, "column": "seed_*", "per_row": True})  # fmt: skip
+
+
+# --------------------------------------------------------------------------- G3 and G5
+
+# Five seeds per model and layer count: each gap to the LSTM of both signs over the seeds.
+TWO_LAYER_LOSSES = {
+    (1, "lstm_w8"): [1.612, 1.598, 1.634, 1.605, 1.621],
+    (1, "gru_budget9"): [1.601, 1.603, 1.611, 1.590, 1.618],
+    (1, "gru_w8"): [1.625, 1.609, 1.631, 1.617, 1.640],
+    (2, "lstm_w8"): [1.571, 1.580, 1.566, 1.592, 1.575],
+    (2, "gru_budget9"): [1.569, 1.584, 1.560, 1.581, 1.579],
+    (2, "gru_w8"): [1.588, 1.583, 1.579, 1.597, 1.586],
+}
+CHO_LOSSES = {"cho_gru_budget9": [1.596, 1.607, 1.603, 1.588, 1.620], "gru_budget9": LOSSES["gru_budget9"]}
+CHO_PAIRS = {"cho_gru_budget9": "gru_budget9"}
+
+
+def layered_summaries(losses: dict, seeds=None) -> list[dict]:
+    rows = []
+    for (layers, model), values in losses.items():
+        for s, row in enumerate(summaries({model: values})):
+            if seeds is None or s in seeds:
+                rows.append(row | {"train_config": {"layers": layers}})
+    return rows
+
+
+def cho_summaries(losses: dict) -> list[dict]:
+    widths = {"cho_gru_budget9": 9, "gru_budget9": 9}
+    return [{"model": m, "cell": m.rsplit("_", 1)[0], "width": widths[m], "params": 100, "seed": s,
+             "best_val_loss": v} for m, vs in losses.items() for s, v in enumerate(vs)]  # fmt: skip
+
+
+def test_two_layers_intervals_match_a_bootstrap_written_out_by_hand():
+    from gatedrnn.questions.two_layers import two_layers_tables
+
+    models, split = two_layers_tables(layered_summaries(TWO_LAYER_LOSSES), *NAMES.values())
+    old = [
+        "layers",
+        "model",
+        "cell",
+        "width",
+        "params",
+        *[f"seed_{s}" for s in range(5)],
+        "median",
+        "gap_to_lstm",
+    ]
+    new = ["seeds", "median_low", "median_high", "paired_gap_to_lstm", "paired_gap_to_lstm_low",
+           "paired_gap_to_lstm_high"]  # fmt: skip
+    assert list(models.columns) == old + new  # appended after the old columns, which keep their order
+    assert "seeds" not in split.columns  # the split of the medians, unchanged
+    for (layers, model), values in TWO_LAYER_LOSSES.items():
+        row = models[(models["layers"] == layers) & (models["model"] == model)].iloc[0]
+        assert row["seeds"] == 5
+        assert (row["median_low"], row["median_high"]) == pytest.approx(by_hand(values), abs=1e-15)
+        if model == "lstm_w8":
+            assert row[new[3:]].isna().all() and row["gap_to_lstm"] == 0.0
+            continue
+        # paired with the LSTM of the same layer count; the sign of gap_to_lstm (LSTM minus this)
+        gaps = np.asarray(TWO_LAYER_LOSSES[(layers, "lstm_w8")]) - np.asarray(values)
+        assert row["paired_gap_to_lstm"] == pytest.approx(float(np.median(gaps)), abs=1e-15)
+        interval = (row["paired_gap_to_lstm_low"], row["paired_gap_to_lstm_high"])
+        assert interval == pytest.approx(by_hand(gaps), abs=1e-15)
+    # one seed: no spread, so empty intervals (never zero-width ones), the medians kept
+    one, _ = two_layers_tables(layered_summaries(TWO_LAYER_LOSSES, seeds={0}), *NAMES.values())
+    assert (one["seeds"] == 1).all() and one[["median_low", "median_high", *new[4:]]].isna().all().all()
+    assert one["paired_gap_to_lstm"].notna().sum() == 4 and one["gap_to_lstm"].notna().all()
+
+
+def test_cho_intervals_match_a_bootstrap_written_out_by_hand():
+    from gatedrnn.questions.cho_gru import cho_vs_pytorch_table
+
+    table = cho_vs_pytorch_table(cho_summaries(CHO_LOSSES), CHO_PAIRS)
+    assert list(table.columns[-6:]) == ["seeds", "median_low", "median_high", "paired_minus_pytorch",
+                                        "paired_minus_pytorch_low", "paired_minus_pytorch_high"]  # fmt: skip
+    assert list(table.columns[-8:-6]) == ["placement", "median_minus_pytorch"]
+    rows = table.set_index("model")
+    for model, values in CHO_LOSSES.items():
+        assert (rows.loc[model, "median_low"], rows.loc[model, "median_high"]) == pytest.approx(
+            by_hand(values)
+        )
+    gaps = np.asarray(CHO_LOSSES["cho_gru_budget9"]) - np.asarray(
+        CHO_LOSSES["gru_budget9"]
+    )  # Cho minus PyTorch
+    cho = rows.loc["cho_gru_budget9"]
+    assert cho["paired_minus_pytorch"] == pytest.approx(float(np.median(gaps)), abs=1e-15)
+    assert (cho["paired_minus_pytorch_low"], cho["paired_minus_pytorch_high"]) == pytest.approx(by_hand(gaps))
+    assert rows.loc["gru_budget9", ["paired_minus_pytorch", "paired_minus_pytorch_low"]].isna().all()
+    one = cho_vs_pytorch_table(cho_summaries({m: v[:1] for m, v in CHO_LOSSES.items()}), CHO_PAIRS)
+    assert (one["seeds"] == 1).all()
+    assert (
+        one[["median_low", "median_high", "paired_minus_pytorch_low", "paired_minus_pytorch_high"]]
+        .isna()
+        .all()
+        .all()
+    )
+
+
+def test_g5_is_judged_seed_by_seed_as_the_tables_interval():
+    """G5 reads the seed columns paired by seed; its interval is the table's, bit for bit."""
+    from gatedrnn.questions.cho_gru import cho_vs_pytorch_table
+
+    table = cho_vs_pytorch_table(cho_summaries(CHO_LOSSES), CHO_PAIRS)
+    from gatedrnn.analysis.intervals import percentile_interval
+    from gatedrnn.claims.judge import judge
+    from gatedrnn.claims.seeds import resampled, seed_values
+
+    claim = next(c for c in load_claims(NEW_FINDINGS) if c.id == "G5.cho_minus_pytorch")
+    tables = {claim.selector.table: table}
+    found = [seed_values(claim.selector, tables)]
+    cho = table.set_index("model").loc["cho_gru_budget9"]
+    expected = cho[["paired_minus_pytorch", "paired_minus_pytorch_low", "paired_minus_pytorch_high"]]
+    assert (found[0].point(), *percentile_interval(resampled(found)[0])) == tuple(expected)
+    row = judge(claim, tables)
+    assert (
+        row["verdict"] == "new"
+        and row["interval"].startswith("holds in ")
+        and "over 5 seeds" in row["interval"]
+    )
+
+
+def run_rule_script(tmp_path, script: str, runs, losses, output, params) -> None:
+    """The rule's script in process, as Snakemake runs it: the summaries the plan names."""
+    import json
+    import runpy
+    from types import SimpleNamespace
+
+    from gatedrnn.plan import model_file
+
+    paths = []
+    for run in runs:
+        path = tmp_path / model_file(run, "summary.json")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(
+            json.dumps(losses(run) | {"regime": run.regime, "model": run.model, "seed": run.seed})
+        )
+        paths.append(str(path))
+    snakemake = SimpleNamespace(input=SimpleNamespace(summaries=paths), output=output,
+                                log=[str(tmp_path / "rule.log")], params=params)  # fmt: skip
+    runpy.run_path(str(REPO / "workflow" / "scripts" / script), init_globals={"snakemake": snakemake})
+
+
+def test_the_rules_write_the_intervals(tmp_path):
+    """Rules two_layers and cho_vs_pytorch_gru, with the default config's plan and params."""
+    import copy
+    from types import SimpleNamespace
+
+    import yaml
+
+    from gatedrnn.plan import Plan
+
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    plan = Plan.from_config(copy.deepcopy(config))
+    ids = plan.comparison_ids
+    rng = np.random.default_rng(0)
+
+    def loss(run) -> dict:
+        cell, token = run.model.rsplit("_", 1)
+        return {"cell": cell, "width_token": token, "width": 325, "params": 100,
+                "best_val_loss": float(1.55 + rng.uniform(0, 0.05)),
+                "train_config": {"layers": 2 if run.regime != "default" else 1}}  # fmt: skip
+
+    out = SimpleNamespace(
+        table=str(tmp_path / "two_layers.csv"), split=str(tmp_path / "two_layers_split.csv")
+    )
+    run_rule_script(tmp_path, "two_layers.py", plan.questions.two_layers, loss, out, SimpleNamespace(**ids))
+    models = pd.read_csv(out.table)
+    seeds = [f"seed_{s}" for s in config["open_questions"]["two_layers"]["seeds"]]
+    for _, row in models.iterrows():
+        assert row["seeds"] == len(seeds)
+        assert (row["median_low"], row["median_high"]) == pytest.approx(by_hand(row[seeds].to_numpy(float)))
+        lstm = models[(models["layers"] == row["layers"]) & (models["model"] == ids["reference_lstm"])].iloc[
+            0
+        ]
+        gaps = lstm[seeds].to_numpy(float) - row[seeds].to_numpy(float)
+        if row["model"] != ids["reference_lstm"]:
+            assert (row["paired_gap_to_lstm_low"], row["paired_gap_to_lstm_high"]) == pytest.approx(
+                by_hand(gaps)
+            )
+
+    cho_out = [str(tmp_path / "cho_vs_pytorch_gru.csv")]
+    params = SimpleNamespace(pytorch_models=plan.questions.cho_pairs)
+    run_rule_script(tmp_path, "cho_vs_pytorch_gru.py", plan.questions.cho_gru, loss, cho_out, params)
+    cho = pd.read_csv(cho_out[0]).set_index("model")
+    seeds = [f"seed_{s}" for s in config["open_questions"]["cho_gru"]["seeds"]]
+    for model, pytorch in plan.questions.cho_pairs.items():
+        gaps = cho.loc[model, seeds].to_numpy(float) - cho.loc[pytorch, seeds].to_numpy(float)
+        found = (cho.loc[model, "paired_minus_pytorch_low"], cho.loc[model, "paired_minus_pytorch_high"])
+        assert found == pytest.approx(by_hand(gaps)) and cho.loc[model, "seeds"] == len(seeds)

@@ -49,7 +49,8 @@ rule split_by_width:
 
 
 rule two_layers:
-    """GRU against LSTM (D3, D4) at one and at two stacked layers."""
+    """GRU against LSTM (D3, D4) at one and at two stacked layers, with each median's
+    interval over seeds and the gap to the LSTM paired by seed."""
     input:
         summaries=run_files(QUESTION_RUNS.two_layers, "summary.json"),
     output:
@@ -86,7 +87,8 @@ rule longer_training:
 
 
 rule cho_vs_pytorch_gru:
-    """The reset-before ("Cho") GRU against PyTorch's reset-after GRU, same data."""
+    """The reset-before ("Cho") GRU against PyTorch's reset-after GRU, same data, with
+    each median's interval over seeds and the gap paired by seed."""
     input:
         summaries=run_files(QUESTION_RUNS.cho_gru, "summary.json"),
     output:

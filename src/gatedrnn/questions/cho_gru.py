@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from gatedrnn.questions.common import Log, fmt, read_summaries, signed, write_table
-from gatedrnn.tables.study import gru_vs_lstm_table
+from gatedrnn.tables.study import gru_vs_lstm_table, median_intervals, paired_gaps
 
 
 def cho_vs_pytorch_table(summaries: list[dict], pytorch_models: dict[str, str]) -> pd.DataFrame:
@@ -14,7 +14,12 @@ def cho_vs_pytorch_table(summaries: list[dict], pytorch_models: dict[str, str]) 
 
     ``pytorch_models`` maps each ``cho_gru_<token>`` to the ``gru_<token>`` it is
     compared with. D3's columns plus ``placement`` and ``median_minus_pytorch`` (Cho
-    median - PyTorch median: positive = the Cho GRU is worse). No timing: a result
+    median - PyTorch median: positive = the Cho GRU is worse), then its intervals over
+    seeds appended (issue #47): ``seeds``, ``median_low, median_high``
+    (:func:`~gatedrnn.tables.study.median_intervals`) and the Cho GRU's loss minus
+    its PyTorch GRU's seed by seed (the same seed shares its data order):
+    ``paired_minus_pytorch`` (the median over seeds), ``_low``, ``_high``
+    (:func:`~gatedrnn.tables.study.paired_gaps`; empty on PyTorch's rows). No timing: a result
     table is the same bytes run to run, and wall times are not (the training jobs'
     own are in ``results/benchmarks/train/``; ``bench/bench_cells.py`` times the two
     cells side by side).
@@ -25,7 +30,9 @@ def cho_vs_pytorch_table(summaries: list[dict], pytorch_models: dict[str, str]) 
     table["median_minus_pytorch"] = [
         medians[m] - medians[pytorch_models[m]] if m in pytorch_models else 0.0 for m in table["model"]
     ]
-    return table
+    position = {model: k for k, model in enumerate(table["model"])}
+    partners = [position.get(pytorch_models[m]) if m in pytorch_models else None for m in table["model"]]
+    return paired_gaps(median_intervals(table), partners, "paired_minus_pytorch")
 
 
 def write_cho_vs_pytorch_table(summaries, pytorch_models: dict[str, str], out, log: Log) -> pd.DataFrame:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from gatedrnn.questions.common import Log, fmt, read_summaries, signed, write_table
-from gatedrnn.tables.study import advantage_split_table, gru_vs_lstm_table
+from gatedrnn.tables.study import advantage_split_table, gru_vs_lstm_table, median_intervals, paired_gaps
 
 
 def two_layers_tables(summaries: list[dict], lstm: str, gru_same_width: str, gru_same_budget: str):
@@ -19,8 +19,14 @@ def two_layers_tables(summaries: list[dict], lstm: str, gru_same_width: str, gru
     ``summaries``: every seed of the comparison's three models under each layer
     count (the ``layers`` of their ``train_config``). Returns ``(models, split)``:
     ``models`` is D3's table per layer count (columns ``layers`` first, then
-    ``gap_to_lstm`` = LSTM median - this median: positive = better than the LSTM);
-    ``split`` is D4's split per layer count.
+    ``gap_to_lstm`` = LSTM median - this median: positive = better than the LSTM),
+    then its intervals over seeds appended (issue #47): ``seeds``, ``median_low,
+    median_high`` (:func:`~gatedrnn.tables.study.median_intervals`) and the gap
+    to the LSTM of the same layer count seed by seed, its sign that of
+    ``gap_to_lstm``: ``paired_gap_to_lstm`` (median over seeds of the LSTM's loss
+    minus this model's at the same seed), ``_low``, ``_high``
+    (:func:`~gatedrnn.tables.study.paired_gaps`; empty on the LSTM's rows);
+    ``split`` is D4's split per layer count (of the medians).
     """
     frame = pd.DataFrame(summaries)
     frame["layers"] = [s["train_config"]["layers"] for s in summaries]
@@ -34,7 +40,22 @@ def two_layers_tables(summaries: list[dict], lstm: str, gru_same_width: str, gru
         split = advantage_split_table(table, lstm, gru_same_width, gru_same_budget)
         split.insert(0, "layers", int(layers))
         splits.append(split)
-    return pd.concat(tables, ignore_index=True), pd.concat(splits, ignore_index=True)
+    models = pd.concat(tables, ignore_index=True)
+    return models_with_intervals(models, lstm), pd.concat(splits, ignore_index=True)
+
+
+def models_with_intervals(models: pd.DataFrame, lstm: str) -> pd.DataFrame:
+    """:func:`two_layers_tables`' models with their intervals over seeds appended; each
+    row paired with the LSTM of its own layer count."""
+    is_lstm = models["model"] == lstm
+    lstm_at = {
+        int(layers): position for position, layers in enumerate(models["layers"]) if is_lstm.iloc[position]
+    }
+    partners = [
+        None if own else lstm_at.get(int(layers))
+        for own, layers in zip(is_lstm, models["layers"], strict=True)
+    ]
+    return paired_gaps(median_intervals(models), partners, "paired_gap_to_lstm", partner_first=True)
 
 
 def write_two_layers_tables(

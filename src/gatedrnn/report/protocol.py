@@ -2,7 +2,10 @@
 from the study against its gate distance (:mod:`gatedrnn.claims.front`), both with
 their bootstrap intervals; the front's regimes named with both distances. Regimes
 whose gate block the regime tables cannot score sit in a strip below the axes,
-placed by their loss distance alone."""
+placed by their loss distance alone. A regime whose distances rest on fewer seeds than
+the confirmation's (``confirmed`` False, issue #48) is an open marker, the legend
+saying on how many seeds (from the table); a table without ``confirmed`` is drawn with
+every marker filled."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ import math
 
 import numpy as np
 import pandas as pd
+from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from gatedrnn.claims.ledger import protocol_windows, windows_of, windows_text
@@ -54,9 +58,33 @@ def _bars(rows: pd.DataFrame, block: str) -> list:
     return [rows[block] - rows[f"{block}_low"].clip(upper=rows[block]), rows[f"{block}_high"] - rows[block]]
 
 
+def _confirmed(rows: pd.DataFrame) -> pd.Series:
+    """Whether each row is confirmed (True throughout a table made before the column)."""
+    if "confirmed" not in rows.columns:
+        return pd.Series(True, index=rows.index)
+    return rows["confirmed"].astype(bool)
+
+
+def unconfirmed_label(front: pd.DataFrame) -> str | None:
+    """``open: 1 seed, not yet confirmed`` (the unconfirmed rows' seeds, from the table);
+    None where every row is confirmed or the table predates the column."""
+    rows = front[~_confirmed(front)]
+    if rows.empty:
+        return None
+    counts = sorted({int(s) for s in rows["seeds"]})
+    seeds = str(counts[0]) if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
+    return f"open: {seeds} seed{'s' * (counts[-1] != 1)}, not yet confirmed"
+
+
 def plot_front(front: pd.DataFrame, path) -> None:
+    """:func:`front_figure` of ``front``, saved to ``path``."""
+    save_figure(front_figure(front), path)
+
+
+def front_figure(front: pd.DataFrame):
     """Loss distance (x) against gate distance (y), log axes, 95 % intervals as bars;
-    regimes without a gate block on a strip of their own (their loss distance alone)."""
+    regimes without a gate block on a strip of their own (their loss distance alone);
+    unconfirmed regimes as open markers."""
     windows = protocol_windows(front)
     scored = front[front["loss"].notna() & front["gates"].notna()]
     loss_only = front[front["loss"].notna() & front["gates"].isna()]
@@ -71,21 +99,17 @@ def plot_front(front: pd.DataFrame, path) -> None:
     axes = dict(zip(panels, axes[:, 0], strict=True))
     for select, colour, label in KINDS:
         style = {"fmt": "o", "color": colour, "ms": 5, "capsize": 2, "elinewidth": 0.8}
-        rows = select(scored)
-        if "both" in axes and len(rows):
-            axes["both"].errorbar(
-                rows["loss"],
-                rows["gates"],
-                xerr=_bars(rows, "loss"),
-                yerr=_bars(rows, "gates"),
-                label=label,
-                **style,
-            )
-        rows = select(loss_only)
-        if len(rows):
-            axes["loss"].errorbar(
-                rows["loss"], np.zeros(len(rows)), xerr=_bars(rows, "loss"), label=label, **style
-            )
+        for panel, rows in (("both", select(scored)), ("loss", select(loss_only))):
+            labelled = False  # the kind's label on its first series in the panel
+            for confirmed, face in ((True, {}), (False, {"mfc": "white", "mew": 1.2})):
+                part = rows[_confirmed(rows) == confirmed]
+                if panel not in axes or part.empty:
+                    continue
+                y = part["gates"] if panel == "both" else np.zeros(len(part))
+                yerr = _bars(part, "gates") if panel == "both" else None
+                axes[panel].errorbar(part["loss"], y, xerr=_bars(part, "loss"), yerr=yerr,
+                                     label="_" + label if labelled else label, **style, **face)  # fmt: skip
+                labelled = True
     for number, row in enumerate(named.to_dict("records"), start=1):
         ax, y = (axes["loss"], 0.0) if math.isnan(row["gates"]) else (axes["both"], row["gates"])
         ax.annotate(str(number), (row["loss"], y), xytext=(-4, 7), textcoords="offset points", fontsize=SMALL,
@@ -105,7 +129,11 @@ def plot_front(front: pd.DataFrame, path) -> None:
         reason = str(loss_only["gates_unscored"].iloc[0]) if len(loss_only) else ""
         axes["loss"].set_title(f"gate block not scored: {reason}", fontsize=SMALL)
     handles, labels = list(axes.values())[-1].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=4, frameon=False, fontsize=SMALL,
+    if unconfirmed_label(front) is not None:  # what an open marker means, the seeds from the table
+        handles.append(Line2D([], [], marker="o", linestyle="none", ms=5, color="black", mfc="white"))
+        labels.append(unconfirmed_label(front))
+    columns = 4 if len(handles) <= 4 else 3  # five entries in two rows that fit the width
+    fig.legend(handles, labels, loc="lower center", ncol=columns, frameon=False, fontsize=SMALL,
                bbox_to_anchor=(0.5, (0.3 + 0.2 * len(named)) / fig.get_figheight()))  # fmt: skip
     list(axes.values())[-1].set_xlabel(
         "loss distance (mean z\u00b2 over the LSTM and budget GRU losses and their gap)"
@@ -113,10 +141,11 @@ def plot_front(front: pd.DataFrame, path) -> None:
     fig.suptitle("H: which protocol reproduces the study? Each regime's distance from it (95 % intervals)")
     lines = [
         f"{n}. {regime_label(row, windows)}: loss {distance_text(row, 'loss')}, "
-        f"gates {distance_text(row, 'gates')} ({int(row['seeds'])} seed{'s' * (int(row['seeds']) != 1)})"
+        f"gates {distance_text(row, 'gates')} ({int(row['seeds'])} seed{'s' * (int(row['seeds']) != 1)}"
+        f"{'' if row.get('confirmed', True) else ', not yet confirmed'})"
         for n, row in enumerate(named.to_dict("records"), start=1)
     ]
     bottom = (0.7 + 0.2 * len(lines)) / fig.get_figheight()
     fig.text(0.02, 0.01, "\n".join(lines), fontsize=SMALL, va="bottom", ha="left")
     fig.tight_layout(rect=(0, bottom, 1, 1))
-    save_figure(fig, path)
+    return fig

@@ -8,13 +8,13 @@ there is a cell of a committed table, never typed.
 from __future__ import annotations
 
 import json
-import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
+from gatedrnn.report.markdown import fmt, markdown_table, shown_columns
 from gatedrnn.report.published_view import (
     HEADLINE_FIGURE,
     claims_of_table,
@@ -118,7 +118,8 @@ SECTIONS = (
             "against the GRU at the same budget and at the same width."),
     Section("questions", "G5: the reset-before (Cho) GRU against PyTorch's", "cho_vs_pytorch_gru.csv",
             ("model", "placement", "width", "params", "seed_0", "seed_1", "seed_2", "median",
-             "median_minus_pytorch"), "Best validation loss (nats/char) at the same parameter budget."),
+             "median_minus_pytorch", "paired_minus_pytorch"),
+            "Best validation loss (nats/char) at the same parameter budget."),
     Section("questions", "G6: a task that needs long memory (copy at distance 32)", "long_memory.csv",
             ("regime", "model", "seed", "forget_bias", "best_val_loss", "recall_accuracy",
              "recall_chance_accuracy", "keep_gate_mean"),
@@ -129,7 +130,8 @@ SECTIONS = (
             "D4 with the LSTM at each width R: structure is LSTM wR against GRU wR, width is GRU wR "
             "against the GRU at the LSTM's budget; medians over seeds."),
     Section("questions", "G3: GRU against LSTM with two stacked layers", "two_layers.csv",
-            ("layers", "model", "width", "params", "seed_0", "seed_1", "seed_2", "median", "gap_to_lstm"),
+            ("layers", "model", "width", "params", "seed_0", "seed_1", "seed_2", "median", "gap_to_lstm",
+             "paired_gap_to_lstm"),
             "Best validation loss (nats/char); gap_to_lstm = LSTM median - this median "
             "(positive: better than the LSTM)."),
     Section("questions", "G3: the advantage split, one layer against two", "two_layers_split.csv",
@@ -154,28 +156,6 @@ STAGES = {
     "questions": "the open questions",
     "protocol": "which protocol reproduces the study",
 }
-
-
-def fmt(value) -> str:
-    """Four significant digits for floats, integers as they are, text as it is."""
-    if isinstance(value, bool) or value is None:
-        return str(value)
-    if isinstance(value, int):
-        return f"{value:,}" if abs(value) >= 10_000 else str(value)
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "–"
-        if value == int(value) and abs(value) < 1e6:
-            return str(int(value))
-        return f"{value:.4g}"
-    return str(value)
-
-
-def markdown_table(frame: pd.DataFrame) -> str:
-    head = "| " + " | ".join(frame.columns) + " |"
-    rule = "|" + "|".join("---" for _ in frame.columns) + "|"
-    rows = ["| " + " | ".join(fmt(v) for v in row) + " |" for row in frame.itertuples(index=False)]
-    return "\n".join([head, rule, *rows])
 
 
 def _manifest(reference: Path) -> dict:
@@ -286,7 +266,7 @@ def section_lines(reference: Path, section: Section, ledger) -> list[str]:
     lines += [*published_beside_ours(ledger, section.table), *figures_of_table(reference, section.table)]
     columns = [c for c in section.columns if c in frame.columns]
     if columns:
-        lines += [markdown_table(frame[columns]), ""]
+        lines += [markdown_table(shown_columns(frame, columns)), ""]
     elif claims_of_table(ledger, section.table).empty:
         lines += [markdown_table(frame), ""]
     return lines

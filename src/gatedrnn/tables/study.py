@@ -122,32 +122,56 @@ def _seed_columns(table: pd.DataFrame) -> list[str]:
     return [c for c in table.columns if SEED_COLUMN.match(str(c))]
 
 
-def gru_vs_lstm_intervals(table: pd.DataFrame, reference_lstm: str) -> pd.DataFrame:
-    """D3's table (:func:`gru_vs_lstm_table`) with its intervals over seeds appended:
-    ``seeds`` (the seeds with a loss), ``median_low, median_high`` (the 95 % bootstrap
-    interval of ``median``), and the gap to ``reference_lstm`` seed by seed:
-    ``paired_minus_lstm`` (median over seeds of this model's loss minus the LSTM's at
-    the same seed; negative: lower than the LSTM), ``paired_minus_lstm_low, _high``.
-
-    Taken over every seed column, as the ledger reads them: a seed without a loss
-    (an empty cell) or one seed alone leaves the interval empty; the LSTM's own row
-    has no gap. The existing columns are unchanged."""
-    seeds = _seed_columns(table)
-    losses = table[seeds].to_numpy(dtype=np.float64)
+def median_intervals(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` (rows of :func:`gru_vs_lstm_table`'s form: ``seed_<s>`` columns and
+    their ``median``) with ``seeds`` (the seeds with a loss) and ``median_low,
+    median_high`` (the 95 % bootstrap interval of ``median``) appended. Taken over
+    every seed column, as the ledger reads them: a seed without a loss (an empty cell)
+    or one seed alone leaves the interval empty."""
+    losses = table[_seed_columns(table)].to_numpy(dtype=np.float64)
     out = table.copy()
     out["seeds"] = np.isfinite(losses).sum(axis=1)
     rows = [median_interval(row) for row in losses]
     out["median_low"] = [low for _, low, _ in rows]
     out["median_high"] = [high for _, _, high in rows]
-    is_lstm = (table["model"] == reference_lstm).to_numpy()
-    gaps = [(np.nan,) * 3] * len(table)
-    if is_lstm.sum() == 1:
-        lstm = losses[is_lstm][0]
-        gaps = [(np.nan,) * 3 if own else paired_difference_interval(row, lstm)
-                for row, own in zip(losses, is_lstm, strict=True)]  # fmt: skip
-    for k, column in enumerate(("paired_minus_lstm", "paired_minus_lstm_low", "paired_minus_lstm_high")):
+    return out
+
+
+def paired_gaps(table: pd.DataFrame, partners: list, name: str, partner_first: bool = False) -> pd.DataFrame:
+    """``table`` with a gap to another row taken seed by seed appended: ``name`` (the
+    median over seeds of the per-seed difference), ``name_low, name_high`` (its 95 %
+    paired bootstrap interval). ``partners[i]``: the position of row i's partner, or
+    None (no gap: empty cells). The difference is this row minus its partner, or the
+    partner minus this row where ``partner_first`` (a gap whose sign follows a column
+    such as ``gap_to_lstm``). Seed s of both shares its data order, so the seeds are
+    resampled together."""
+    losses = table[_seed_columns(table)].to_numpy(dtype=np.float64)
+    gaps = []
+    for row, partner in zip(losses, partners, strict=True):
+        if partner is None:
+            gaps.append((np.nan,) * 3)
+        else:
+            pair = (losses[partner], row) if partner_first else (row, losses[partner])
+            gaps.append(paired_difference_interval(*pair))
+    out = table.copy()
+    for k, column in enumerate((name, f"{name}_low", f"{name}_high")):
         out[column] = [gap[k] for gap in gaps]
     return out
+
+
+def gru_vs_lstm_intervals(table: pd.DataFrame, reference_lstm: str) -> pd.DataFrame:
+    """D3's table (:func:`gru_vs_lstm_table`) with its intervals over seeds appended:
+    ``seeds``, ``median_low, median_high`` (:func:`median_intervals`), and the gap to
+    ``reference_lstm`` seed by seed: ``paired_minus_lstm`` (median over seeds of this
+    model's loss minus the LSTM's at the same seed; negative: lower than the LSTM),
+    ``paired_minus_lstm_low, _high`` (:func:`paired_gaps`).
+
+    A seed without a loss or one seed alone leaves an interval empty; the LSTM's own
+    row has no gap. The existing columns are unchanged."""
+    is_lstm = (table["model"] == reference_lstm).to_numpy()
+    lstm = int(np.flatnonzero(is_lstm)[0]) if is_lstm.sum() == 1 else None
+    partners = [None if own or lstm is None else lstm for own in is_lstm]
+    return paired_gaps(median_intervals(table), partners, "paired_minus_lstm")
 
 
 def paired_parts(models: pd.DataFrame, lstm: str, gru_w: str, gru_b: str) -> pd.DataFrame:
