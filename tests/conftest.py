@@ -7,10 +7,11 @@ The suite's time (issue #50: under 20 minutes in CI on either CPU kind; `.ci/run
 prints its wall time and warns past the budget) goes mostly to Snakemake runs. Rules
 for this file and the tests that use it:
 
-- ``smoke_run`` and ``smoke_run_again`` are each made once per test session, also when
-  pytest-xdist runs the session on several workers (CI: ``-n 2``): the first worker to
-  ask builds the run under a lock in the session's common temporary folder, the others
-  wait for it and share it (:func:`shared_smoke_run`). Never a second build.
+- ``smoke_run`` is made once per test session, also when pytest-xdist runs the session
+  on several workers (CI: ``-n 2``): the first worker to ask builds the run under a lock
+  in the session's common temporary folder, the others wait for it and share it
+  (:func:`shared_smoke_run`). Never a second build: a test that needs a run made again
+  remakes what it checks in a copy (tests/test_faults_determinism.py).
 - Tests only read them. A test that runs Snakemake in a finished run, or edits one,
   works on its own copy (:func:`copy_of_smoke_run`, a second or so): a dry run writes
   ``.snakemake/`` too, and another worker may be copying the shared run at that moment.
@@ -102,12 +103,6 @@ def smoke_run(tmp_path_factory) -> Path:
     return shared_smoke_run(tmp_path_factory, "smoke")
 
 
-@pytest.fixture(scope="session")
-def smoke_run_again(tmp_path_factory) -> Path:
-    """A second, independent complete smoke run (for determinism checks)."""
-    return shared_smoke_run(tmp_path_factory, "smoke_again")
-
-
 def copy_of_smoke_run(smoke_run: Path, dst: Path) -> Path:
     """A private copy of the finished smoke run (modification times kept: it is as
     up to date as the original), for a test that runs Snakemake in it or edits it."""
@@ -171,7 +166,7 @@ def pytest_terminal_summary(terminalreporter):
 
 # Under pytest-xdist, the modules that hold the session's longest tests start first, so
 # that no worker is left alone with one of them at the end: the real-SLURM test (4 to 8
-# minutes), the second smoke run (the determinism check) and the kill-and-rerun runs.
+# minutes), the smoke run and its remake (the determinism check) and the kill-and-rerun runs.
 # .ci/run passes --no-loadscope-reorder (xdist would order modules by their number of
 # tests); the other modules keep their order.
 LONG_MODULES_FIRST = ("test_slurm.py", "test_faults_determinism.py", "test_faults_kill.py")

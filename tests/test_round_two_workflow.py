@@ -63,7 +63,7 @@ def test_round_two_trains_the_points_its_front_asks_for(round_two_run):
     workdir, smoke_run, after_round_two = round_two_run
     config, plan = overlaid(), Plan.from_config(overlaid())
     planned = round_two_points(pd.read_csv(workdir / PROTOCOL_FRONT), config)
-    assert len(planned) > 0 and "weight_decay" in set(planned["axis"])
+    assert len(planned) > 0 and "momentum" in set(planned["axis"])
     # the checkpoint wrote the plan's points, through a CSV
     written = pd.read_csv(workdir / PROTOCOL_ROUND_TWO_PLAN)
     pd.testing.assert_frame_equal(written, pd.read_csv(io.StringIO(planned.to_csv(index=False))))
