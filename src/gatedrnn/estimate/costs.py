@@ -9,6 +9,7 @@ import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
+from gatedrnn.estimate.scaling import family, nearest, scaled
 from gatedrnn.io.files import read_json
 from gatedrnn.numerics import check_in_force
 
@@ -192,24 +193,46 @@ def _keep(path: Path, machine: str, calibrated: dict[Shape, Cost]) -> None:
     path.write_text(json.dumps(kept, indent=1, sort_keys=True))
 
 
+def _anchors(missing: dict[Shape, Shape], steps: dict[Shape, int], calibrated: dict[Shape, Cost]) -> dict:
+    """The shapes to calibrate: every shape of a cell calibrated shape by shape, and of a
+    FLOP-scaled family (:mod:`gatedrnn.estimate.scaling`) with no calibration yet, the
+    shape whose jobs train the most steps (the one most of its projection rests on)."""
+    covered = {family(key) for key in calibrated} - {None}
+    todo: dict[Shape, Shape] = {}
+    best: dict[Shape, Shape] = {}
+    for key, shape in missing.items():
+        if key in calibrated:
+            continue
+        if (kin := family(key)) is None:
+            todo[key] = shape
+        elif kin not in covered and steps[key] > steps.get(best.get(kin), -1):
+            best[kin] = key
+    return todo | {key: missing[key] for key in best.values()}
+
+
 def cost_jobs(jobs: list[TrainJob], known: dict[Shape, Cost], log=print, cpu_isa: str | None = None,
               keep: Path | None = None) -> None:  # fmt: skip
-    """Every job's seconds, calibrating each shape without a benchmark once, under ``cpu_isa``
-    (one line per model); calibrations kept in ``keep`` by an earlier call on this CPU model,
-    torch and numerics are used again, and new ones added to it."""
+    """Every job's seconds: a shape without a benchmark calibrated once under ``cpu_isa``
+    (one line per model), or carried by FLOP count from its family's calibrated shape
+    (:mod:`gatedrnn.estimate.scaling`); calibrations kept in ``keep`` by an earlier call on
+    this CPU model, torch and numerics are used again, and new ones added to it."""
     missing: dict[Shape, Shape] = {}  # calibration key -> the first shape of it
+    steps: dict[Shape, int] = {}
     for job in jobs:
         if job.shape not in known:
-            missing.setdefault(calibration_key(job.shape), job.shape)
+            key = calibration_key(job.shape)
+            missing.setdefault(key, job.shape)
+            steps[key] = steps.get(key, 0) + job.steps
     calibrated: dict[Shape, Cost] = {}
     if missing:
         if cpu_isa is not None:
             found = check_in_force(cpu_isa)  # refuses other kernels before anything is timed
         machine = _machine(cpu_isa) if keep is not None else ""
         calibrated = _read_kept(keep, machine)
-        todo = {key: shape for key, shape in missing.items() if key not in calibrated}
-        if len(todo) < len(missing):
-            log(f"  {len(missing) - len(todo)} shapes calibrated before on this machine ({keep})")
+        todo = _anchors(missing, steps, calibrated)
+        before = [key for key in missing if key in calibrated]
+        if before:
+            log(f"  {len(before)} shapes calibrated before on this machine ({keep})")
         if todo and cpu_isa is not None:
             log(f"  calibrating under {numerics_line(found)}")
         by_model: dict[tuple, list[Shape]] = {}
@@ -224,6 +247,13 @@ def cost_jobs(jobs: list[TrainJob], known: dict[Shape, Cost], log=print, cpu_isa
                 f"up to {CALIBRATION_STEPS} steps each, {time.perf_counter() - started:.0f} s")  # fmt: skip
         if keep is not None and todo:
             _keep(keep, machine, calibrated)
+        derived = [key for key in missing if key not in calibrated]
+        for key in derived:
+            anchor = nearest(key, [other for other in calibrated if family(other) == family(key)])
+            step, evaluation = scaled(calibrated[anchor].step, calibrated[anchor].evaluation, anchor, key)
+            calibrated[key] = Cost(step, evaluation, "calibration")
+        if derived:
+            log(f"  {len(derived)} more shapes of the same cells and batches carried from those by FLOPs")
     for job in jobs:
         cost = known.get(job.shape) or calibrated[calibration_key(job.shape)]
         job.seconds = STARTUP_SECONDS + job.steps * cost.step + job.evaluations * cost.evaluation
