@@ -15,7 +15,6 @@ from gatedrnn.numerics import check_in_force
 
 STARTUP_SECONDS = 3.0  # a fresh interpreter's imports (torch, pandas) and the corpus, measured
 CALIBRATION_STEPS = 3
-ENOUGH_CPU_SECONDS = 1.0
 # where `python -m gatedrnn.estimate` keeps its calibrations, in the working directory
 KEPT_CALIBRATIONS = ".snakemake/gatedrnn/calibrations.json"
 
@@ -115,9 +114,10 @@ def shape_of(cell: str, width: int, vocab_size: int, cfg: dict) -> Shape:
 
 
 def calibrate(shape: Shape, steps: int = CALIBRATION_STEPS) -> Cost:
-    """Time up to ``steps`` real training steps (after one untimed; fewer once they have
-    taken ``ENOUGH_CPU_SECONDS``) and one validation pass
-    of ``shape`` on random tokens, single-threaded, in CPU seconds."""
+    """Time ``steps`` real training steps (after one untimed) and one validation pass of
+    ``shape`` on random tokens, single-threaded, in CPU seconds: a step's the median of
+    its steps, so that one step slowed by the machine's other work does not set it (a
+    calibration stands for every width of its cell now, :mod:`gatedrnn.estimate.scaling`)."""
     import torch
 
     from gatedrnn.train.config import TrainConfig
@@ -143,12 +143,12 @@ def calibrate(shape: Shape, steps: int = CALIBRATION_STEPS) -> Cost:
             optimizer.step()
 
         step()
-        t0, timed = time.process_time(), 0
-        # a step of a second or more is timed well enough once: a big shape costs 3 steps, not 5
-        while timed < steps and (timed == 0 or time.process_time() - t0 < ENOUGH_CPU_SECONDS):
+        took = []
+        for _ in range(steps):
+            t0 = time.process_time()
             step()
-            timed += 1
-        per_step = (time.process_time() - t0) / timed
+            took.append(time.process_time() - t0)
+        per_step = sorted(took)[len(took) // 2]
         t0 = time.process_time()
         evaluate(model, val)
         per_eval = time.process_time() - t0
@@ -244,7 +244,7 @@ def cost_jobs(jobs: list[TrainJob], known: dict[Shape, Cost], log=print, cpu_isa
                 calibrated[key] = calibrate(todo[key])
             depth = f", {layers} layers" if layers > 1 else ""
             log(f"  calibrated {cell} width {width}{depth}: {len(keys)} shape(s) of windows, "
-                f"up to {CALIBRATION_STEPS} steps each, {time.perf_counter() - started:.0f} s")  # fmt: skip
+                f"{CALIBRATION_STEPS} steps each, {time.perf_counter() - started:.0f} s")  # fmt: skip
         if keep is not None and todo:
             _keep(keep, machine, calibrated)
         derived = [key for key in missing if key not in calibrated]
