@@ -278,6 +278,22 @@ def test_a_calibration_is_carried_to_other_widths_by_the_flop_count_of_a_step():
     assert family(lstm48) != family(replace(SHAPE, batch_size=16))
     assert family(two) != family(one) and family(replace(SHAPE, cell="cho_gru")) is None
     assert nearest(replace(SHAPE, width=40), [SHAPE, lstm48, replace(SHAPE, width=400)]) == lstm48
+    # carried at most 3x up or down in step FLOPs: T 128 is 4x the FLOPs of T 32
+    assert nearest(replace(SHAPE, seq_len=96), [SHAPE]) == SHAPE
+    assert nearest(replace(SHAPE, seq_len=128), [SHAPE]) is None
+
+
+def test_a_family_is_timed_at_its_steps_weighted_median_and_again_beyond_reach():
+    """Windows of 16, 32, 64 and 128 characters (step FLOPs 1, 2, 4, 8 x): 32 trains the most
+    steps of those in reach (16, 32, 64), 128 is 4x beyond 32 and so is timed on its own."""
+    from dataclasses import replace
+
+    from gatedrnn.estimate.scaling import anchors
+
+    t16, t32, t64, t128 = (replace(SHAPE, seq_len=n) for n in (16, 32, 64, 128))
+    assert anchors({t16: 800, t32: 800, t64: 800, t128: 100}, []) == [t32, t128]
+    assert anchors({t16: 3000, t32: 800, t64: 800}, []) == [t16, t64]  # 64 is 4x 16
+    assert anchors({t16: 800, t128: 800}, [t64]) == [t16]  # 128 within reach of a kept 64
 
 
 def test_a_fresh_estimate_calibrates_one_shape_per_fused_cell_and_windows(tmp_path, monkeypatch):
@@ -302,18 +318,20 @@ def test_a_fresh_estimate_calibrates_one_shape_per_fused_cell_and_windows(tmp_pa
               replace(gru, cell="cho_gru"), replace(gru, cell="cho_gru", width=325),
               replace(gru, cell="gru_noreset")]  # fmt: skip
     # the LSTM at 325 trains the most steps of its family, the GRU at 381 of its own
-    jobs = [TrainJob("r", f"m{i}", 0, shape, 800 if shape.width in (325, 381) else 400, 17)
+    main = {"lstm": 325}  # else 381
+    jobs = [TrainJob("r", f"m{i}", 0, shape, 800 if shape.width == main.get(shape.cell, 381) else 400, 17)
             for i, shape in enumerate(shapes)]  # fmt: skip
     kept, lines = tmp_path / "calibrations.json", []
     cost_jobs(jobs, {}, log=lines.append, keep=kept)
-    timed = [lstm, replace(lstm, batch_size=16), replace(lstm, layers=2), gru, replace(gru, batch_size=16),
+    timed = [lstm, replace(lstm, width=128), replace(lstm, batch_size=16), replace(lstm, layers=2), gru,
+             replace(gru, batch_size=16),
              replace(gru, cell="cho_gru"), replace(gru, cell="cho_gru", width=325),
              replace(gru, cell="gru_noreset")]  # fmt: skip
-    assert sorted(map(repr, calibrated)) == sorted(map(repr, timed))  # 8 of the 13 optimizer-free shapes
+    assert sorted(map(repr, calibrated)) == sorted(map(repr, timed))  # 9 of the 13 optimizer-free shapes
     assert len(next(iter(json.loads(kept.read_text()).values()))) == len(timed)
-    assert "5 more shapes of the same cells and batches carried from those by FLOPs" in lines[-1]
-    step, evaluation = scaled(0.5, 1.0, lstm, shapes[1])
-    assert jobs[1].seconds == pytest.approx(3.0 + 400 * step + 17 * evaluation)
+    assert "4 more shapes of the same cells and batches carried from those by FLOPs" in lines[-1]
+    step, evaluation = scaled(0.5, 1.0, lstm, shapes[2])  # width 512: 2.4x the FLOPs of 325
+    assert jobs[2].seconds == pytest.approx(3.0 + 400 * step + 17 * evaluation)
     assert jobs[3].seconds == jobs[0].seconds and jobs[1].source == "calibration"
     # the next estimate here times nothing, and carries the same costs from the kept file
     calibrated.clear()

@@ -9,7 +9,7 @@ import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-from gatedrnn.estimate.scaling import family, nearest, scaled
+from gatedrnn.estimate.scaling import anchors, family, nearest, scaled
 from gatedrnn.io.files import read_json
 from gatedrnn.numerics import check_in_force
 
@@ -195,19 +195,21 @@ def _keep(path: Path, machine: str, calibrated: dict[Shape, Cost]) -> None:
 
 def _anchors(missing: dict[Shape, Shape], steps: dict[Shape, int], calibrated: dict[Shape, Cost]) -> dict:
     """The shapes to calibrate: every shape of a cell calibrated shape by shape, and of a
-    FLOP-scaled family (:mod:`gatedrnn.estimate.scaling`) with no calibration yet, the
-    shape whose jobs train the most steps (the one most of its projection rests on)."""
-    covered = {family(key) for key in calibrated} - {None}
+    FLOP-scaled family (:mod:`gatedrnn.estimate.scaling`) those its other shapes are
+    carried from."""
     todo: dict[Shape, Shape] = {}
-    best: dict[Shape, Shape] = {}
+    families: dict[Shape, dict[Shape, int]] = {}
     for key, shape in missing.items():
         if key in calibrated:
             continue
         if (kin := family(key)) is None:
             todo[key] = shape
-        elif kin not in covered and steps[key] > steps.get(best.get(kin), -1):
-            best[kin] = key
-    return todo | {key: missing[key] for key in best.values()}
+        else:
+            families.setdefault(kin, {})[key] = steps[key]
+    for kin, members in families.items():
+        timed = [other for other in calibrated if family(other) == kin]
+        todo |= {key: missing[key] for key in anchors(members, timed)}
+    return todo
 
 
 def cost_jobs(jobs: list[TrainJob], known: dict[Shape, Cost], log=print, cpu_isa: str | None = None,

@@ -13,7 +13,7 @@ Only cells PyTorch trains with its own fused module (``FLOP_SCALED``) are scaled
 only within one calibrated (cell, layers, batch_size): how fast a multiply runs depends
 on its rows (``batch_size``: a FLOP count from 32 windows was 27 % off at 16, issue
 #52), while a window of ``seq_len`` characters is ``seq_len`` alike steps of the
-recurrence, and from width 128 to 512 a FLOP count held within 10 %. A cell stepped by a
+recurrence; and only ``REACH`` times up or down in step FLOPs. A cell stepped by a
 Python loop (``cho_gru``, ``gru_noreset``, ``cifg``, ``mingru``) or a plug-in pays
 per-character interpreter overhead no FLOP count sees: each of its shapes is calibrated.
 """
@@ -31,6 +31,12 @@ if TYPE_CHECKING:
 
 # nn.RNN, nn.GRU and nn.LSTM: one fused kernel per layer and step (gatedrnn.core.builtin_cells).
 FLOP_SCALED = ("rnn", "gru", "lstm")
+# How far in step FLOPs a calibration is carried. Measured (issue #52, steps alternated):
+# from the LSTM at 325 to 256, 512, half and twice the window, within 7 %; from the GRU at
+# 381 to 325 and 598, 2 %; but to the GRU at 128 (0.21x the FLOPs) a step took 1.5x what
+# its FLOPs say: in a small model the gates' elementwise work and the per-character
+# overhead, which no FLOP count sees, weigh more. A shape further off is timed itself.
+REACH = 3.0
 
 
 def forward_flops_per_char(shape: Shape) -> int:
@@ -62,9 +68,29 @@ def family(shape: Shape) -> Shape | None:
                    readout_norm="")  # fmt: skip
 
 
-def nearest(shape: Shape, calibrated: list[Shape]) -> Shape:
-    """The calibrated shape of ``shape``'s family whose step FLOPs are closest to its own."""
-    return min(calibrated, key=lambda other: abs(math.log(step_flops(shape) / step_flops(other))))
+def distance(shape: Shape, other: Shape) -> float:
+    return abs(math.log(step_flops(shape) / step_flops(other)))
+
+
+def nearest(shape: Shape, calibrated: list[Shape]) -> Shape | None:
+    """The calibrated shape of ``shape``'s family whose step FLOPs are closest to its own,
+    if within ``REACH``."""
+    near = min(calibrated, key=lambda other: distance(shape, other), default=None)
+    return near if near is not None and distance(shape, near) <= math.log(REACH) else None
+
+
+def anchors(steps: dict[Shape, int], calibrated: list[Shape]) -> list[Shape]:
+    """The shapes of one family to calibrate so that each of ``steps`` (shape: the steps
+    its jobs train) is within reach of one: the steps-weighted median in step FLOPs of
+    those out of reach (most of the projection rests on it), then again for the rest."""
+    out: list[Shape] = []
+    left = sorted((s for s in steps if nearest(s, calibrated) is None), key=step_flops)
+    while left:
+        half, total = sum(steps[s] for s in left) / 2, 0
+        anchor = next(s for s in left if (total := total + steps[s]) >= half)
+        out.append(anchor)
+        left = [s for s in left if distance(s, anchor) > math.log(REACH)]
+    return out
 
 
 def scaled(step: float, evaluation: float, calibrated: Shape, shape: Shape) -> tuple[float, float]:
