@@ -248,3 +248,93 @@ def test_round_two_is_projected_at_its_bound_the_costliest_points_first():
     ]  # fmt: skip
     config["protocol"]["round_two"]["max_trainings"] = 100
     assert capped_round_two(jobs, config) == jobs
+
+
+def test_a_calibration_is_carried_to_other_widths_by_the_flop_count_of_a_step():
+    """Issue 52: the cost of a fused cell's step is its matrix multiplies. Per character
+    forward, a layer of ``blocks`` gate blocks costs 2 * blocks * H * (d_in + H) and the
+    read-out 2 * H * V; a step is 3 forwards of batch * seq_len characters, a validation
+    pass one forward of val_windows * seq_len (written out here, not the code's own)."""
+    from dataclasses import replace
+
+    from gatedrnn.estimate.scaling import family, nearest, scaled
+
+    lstm48 = replace(SHAPE, width=48, vocab_size=80, val_windows=32, readout_norm="none")
+    step_24 = 3 * 8 * 32 * (2 * 4 * 24 * (16 + 24) + 2 * 24 * 100)
+    step_48 = 3 * 8 * 32 * (2 * 4 * 48 * (16 + 48) + 2 * 48 * 80)
+    eval_24 = 16 * 32 * (2 * 4 * 24 * (16 + 24) + 2 * 24 * 100)
+    eval_48 = 32 * 32 * (2 * 4 * 48 * (16 + 48) + 2 * 48 * 80)
+    expected = (0.5 * step_48 / step_24, 2.0 * eval_48 / eval_24)
+    assert scaled(0.5, 2.0, SHAPE, lstm48) == pytest.approx(expected)
+    # a second layer reads the first's H outputs; the GRU has 3 gate blocks, the RNN 1
+    two = replace(SHAPE, cell="gru", layers=2)
+    one = replace(two, layers=1)
+    per_char = {1: 2 * 3 * 24 * (16 + 24) + 2 * 24 * 100, 2: 2 * 3 * 24 * (16 + 24 + 24 + 24) + 2 * 24 * 100}
+    assert scaled(1.0, 1.0, one, two) == pytest.approx((per_char[2] / per_char[1],) * 2)
+    # a window of half the characters is half the recurrence's steps, and half the read-outs
+    assert scaled(0.5, 2.0, SHAPE, replace(SHAPE, seq_len=16)) == pytest.approx((0.25, 1.0))
+    # within a family only: another batch size, layers or a Python-loop cell are timed on their own
+    assert family(lstm48) == family(replace(SHAPE, optimizer="sgd")) == family(replace(SHAPE, seq_len=64))
+    assert family(lstm48) != family(replace(SHAPE, batch_size=16))
+    assert family(two) != family(one) and family(replace(SHAPE, cell="cho_gru")) is None
+    assert nearest(replace(SHAPE, width=40), [SHAPE, lstm48, replace(SHAPE, width=400)]) == lstm48
+    # carried at most 3x up or down in step FLOPs: T 128 is 4x the FLOPs of T 32
+    assert nearest(replace(SHAPE, seq_len=96), [SHAPE]) == SHAPE
+    assert nearest(replace(SHAPE, seq_len=128), [SHAPE]) is None
+
+
+def test_a_family_is_timed_at_its_steps_weighted_median_and_again_beyond_reach():
+    """Windows of 16, 32, 64 and 128 characters (step FLOPs 1, 2, 4, 8 x): 32 trains the most
+    steps of those in reach (16, 32, 64), 128 is 4x beyond 32 and so is timed on its own."""
+    from dataclasses import replace
+
+    from gatedrnn.estimate.scaling import anchors
+
+    t16, t32, t64, t128 = (replace(SHAPE, seq_len=n) for n in (16, 32, 64, 128))
+    assert anchors({t16: 800, t32: 800, t64: 800, t128: 100}, []) == [t32, t128]
+    assert anchors({t16: 3000, t32: 800, t64: 800}, []) == [t16, t64]  # 64 is 4x 16
+    assert anchors({t16: 800, t128: 800}, [t64]) == [t16]  # 128 within reach of a kept 64
+
+
+def test_a_fresh_estimate_calibrates_one_shape_per_fused_cell_and_windows(tmp_path, monkeypatch):
+    """The default config's 40 shapes took 40 calibrations (minutes on 2 cores). Now a fused
+    cell (nn.RNN/GRU/LSTM) is timed once per (layers, batch_size), at the shape
+    training the most steps, and every other width of it carried by FLOP count; a cell
+    stepped by a Python loop is timed shape by shape. The kept file holds what was timed."""
+    from dataclasses import replace
+
+    from gatedrnn.estimate.scaling import scaled
+
+    calibrated = []
+    monkeypatch.setattr(
+        "gatedrnn.estimate.costs.calibrate",
+        lambda shape: calibrated.append(shape) or Cost(0.5, 1.0, "calibration"),
+    )
+    lstm, gru = replace(SHAPE, width=325), replace(SHAPE, cell="gru", width=381)
+    shapes = [lstm, replace(lstm, width=128), replace(lstm, width=512), replace(lstm, optimizer="sgd"),
+              replace(lstm, vocab_size=65, readout_norm="none"), replace(lstm, batch_size=16),
+              replace(lstm, layers=2), replace(lstm, seq_len=64), gru, replace(gru, width=325),
+              replace(gru, batch_size=16),
+              replace(gru, cell="cho_gru"), replace(gru, cell="cho_gru", width=325),
+              replace(gru, cell="gru_noreset")]  # fmt: skip
+    # the LSTM at 325 trains the most steps of its family, the GRU at 381 of its own
+    main = {"lstm": 325}  # else 381
+    jobs = [TrainJob("r", f"m{i}", 0, shape, 800 if shape.width == main.get(shape.cell, 381) else 400, 17)
+            for i, shape in enumerate(shapes)]  # fmt: skip
+    kept, lines = tmp_path / "calibrations.json", []
+    cost_jobs(jobs, {}, log=lines.append, keep=kept)
+    timed = [lstm, replace(lstm, width=128), replace(lstm, batch_size=16), replace(lstm, layers=2), gru,
+             replace(gru, batch_size=16),
+             replace(gru, cell="cho_gru"), replace(gru, cell="cho_gru", width=325),
+             replace(gru, cell="gru_noreset")]  # fmt: skip
+    assert sorted(map(repr, calibrated)) == sorted(map(repr, timed))  # 9 of the 13 optimizer-free shapes
+    assert len(next(iter(json.loads(kept.read_text()).values()))) == len(timed)
+    assert "4 more shapes of the same cells and batches carried from those by FLOPs" in lines[-1]
+    step, evaluation = scaled(0.5, 1.0, lstm, shapes[2])  # width 512: 2.4x the FLOPs of 325
+    assert jobs[2].seconds == pytest.approx(3.0 + 400 * step + 17 * evaluation)
+    assert jobs[3].seconds == jobs[0].seconds and jobs[1].source == "calibration"
+    # the next estimate here times nothing, and carries the same costs from the kept file
+    calibrated.clear()
+    again = [TrainJob("r", job.model, 0, job.shape, job.steps, 17) for job in jobs]
+    cost_jobs(again, {}, log=lines.append, keep=kept)
+    assert calibrated == [] and [j.seconds for j in again] == pytest.approx([j.seconds for j in jobs])

@@ -14,9 +14,13 @@ Snakemake invocation is about to run, before it runs them.
    steps and one validation pass of that shape, single-threaded, timed here under the
    config's ``numerics.cpu_isa``, pinned before torch starts (the pinned kernels cost
    1.8 to 4x the CPU's own: unpinned, a projection is half the time). Shapes that
-   differ in the optimizer alone share one calibration; calibrations are kept in the
-   working directory's ``.snakemake/gatedrnn/calibrations.json`` and used again by the
-   next estimate on the same CPU model, torch and numerics.
+   differ in the optimizer alone share one calibration; a cell PyTorch fuses (rnn,
+   gru, lstm) is timed once per layers and batch size, its other widths, window
+   lengths and vocabularies carried by the FLOP count of a step
+   (:mod:`gatedrnn.estimate.scaling`); a Python-loop or plug-in cell shape by shape.
+   Calibrations are kept in the working directory's
+   ``.snakemake/gatedrnn/calibrations.json`` and used again by the next estimate on
+   the same CPU model, torch and numerics.
 3. Wall time at ``--cores``: the jobs placed longest-first on ``cores / threads``
    slots (a job that continues a shorter run's state, see prefix sharing, starts
    after it), which is how a greedy scheduler fills the machine.

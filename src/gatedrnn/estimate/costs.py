@@ -9,12 +9,12 @@ import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
+from gatedrnn.estimate.scaling import anchors, family, nearest, scaled
 from gatedrnn.io.files import read_json
 from gatedrnn.numerics import check_in_force
 
 STARTUP_SECONDS = 3.0  # a fresh interpreter's imports (torch, pandas) and the corpus, measured
 CALIBRATION_STEPS = 3
-ENOUGH_CPU_SECONDS = 1.0
 # where `python -m gatedrnn.estimate` keeps its calibrations, in the working directory
 KEPT_CALIBRATIONS = ".snakemake/gatedrnn/calibrations.json"
 
@@ -114,9 +114,10 @@ def shape_of(cell: str, width: int, vocab_size: int, cfg: dict) -> Shape:
 
 
 def calibrate(shape: Shape, steps: int = CALIBRATION_STEPS) -> Cost:
-    """Time up to ``steps`` real training steps (after one untimed; fewer once they have
-    taken ``ENOUGH_CPU_SECONDS``) and one validation pass
-    of ``shape`` on random tokens, single-threaded, in CPU seconds."""
+    """Time ``steps`` real training steps (after one untimed) and one validation pass of
+    ``shape`` on random tokens, single-threaded, in CPU seconds: a step's the median of
+    its steps, so that one step slowed by the machine's other work does not set it (a
+    calibration stands for every width of its cell now, :mod:`gatedrnn.estimate.scaling`)."""
     import torch
 
     from gatedrnn.train.config import TrainConfig
@@ -142,12 +143,12 @@ def calibrate(shape: Shape, steps: int = CALIBRATION_STEPS) -> Cost:
             optimizer.step()
 
         step()
-        t0, timed = time.process_time(), 0
-        # a step of a second or more is timed well enough once: a big shape costs 3 steps, not 5
-        while timed < steps and (timed == 0 or time.process_time() - t0 < ENOUGH_CPU_SECONDS):
+        took = []
+        for _ in range(steps):
+            t0 = time.process_time()
             step()
-            timed += 1
-        per_step = (time.process_time() - t0) / timed
+            took.append(time.process_time() - t0)
+        per_step = sorted(took)[len(took) // 2]
         t0 = time.process_time()
         evaluate(model, val)
         per_eval = time.process_time() - t0
@@ -192,24 +193,48 @@ def _keep(path: Path, machine: str, calibrated: dict[Shape, Cost]) -> None:
     path.write_text(json.dumps(kept, indent=1, sort_keys=True))
 
 
+def _anchors(missing: dict[Shape, Shape], steps: dict[Shape, int], calibrated: dict[Shape, Cost]) -> dict:
+    """The shapes to calibrate: every shape of a cell calibrated shape by shape, and of a
+    FLOP-scaled family (:mod:`gatedrnn.estimate.scaling`) those its other shapes are
+    carried from."""
+    todo: dict[Shape, Shape] = {}
+    families: dict[Shape, dict[Shape, int]] = {}
+    for key, shape in missing.items():
+        if key in calibrated:
+            continue
+        if (kin := family(key)) is None:
+            todo[key] = shape
+        else:
+            families.setdefault(kin, {})[key] = steps[key]
+    for kin, members in families.items():
+        timed = [other for other in calibrated if family(other) == kin]
+        todo |= {key: missing[key] for key in anchors(members, timed)}
+    return todo
+
+
 def cost_jobs(jobs: list[TrainJob], known: dict[Shape, Cost], log=print, cpu_isa: str | None = None,
               keep: Path | None = None) -> None:  # fmt: skip
-    """Every job's seconds, calibrating each shape without a benchmark once, under ``cpu_isa``
-    (one line per model); calibrations kept in ``keep`` by an earlier call on this CPU model,
-    torch and numerics are used again, and new ones added to it."""
+    """Every job's seconds: a shape without a benchmark calibrated once under ``cpu_isa``
+    (one line per model), or carried by FLOP count from its family's calibrated shape
+    (:mod:`gatedrnn.estimate.scaling`); calibrations kept in ``keep`` by an earlier call on
+    this CPU model, torch and numerics are used again, and new ones added to it."""
     missing: dict[Shape, Shape] = {}  # calibration key -> the first shape of it
+    steps: dict[Shape, int] = {}
     for job in jobs:
         if job.shape not in known:
-            missing.setdefault(calibration_key(job.shape), job.shape)
+            key = calibration_key(job.shape)
+            missing.setdefault(key, job.shape)
+            steps[key] = steps.get(key, 0) + job.steps
     calibrated: dict[Shape, Cost] = {}
     if missing:
         if cpu_isa is not None:
             found = check_in_force(cpu_isa)  # refuses other kernels before anything is timed
         machine = _machine(cpu_isa) if keep is not None else ""
         calibrated = _read_kept(keep, machine)
-        todo = {key: shape for key, shape in missing.items() if key not in calibrated}
-        if len(todo) < len(missing):
-            log(f"  {len(missing) - len(todo)} shapes calibrated before on this machine ({keep})")
+        todo = _anchors(missing, steps, calibrated)
+        before = [key for key in missing if key in calibrated]
+        if before:
+            log(f"  {len(before)} shapes calibrated before on this machine ({keep})")
         if todo and cpu_isa is not None:
             log(f"  calibrating under {numerics_line(found)}")
         by_model: dict[tuple, list[Shape]] = {}
@@ -221,9 +246,16 @@ def cost_jobs(jobs: list[TrainJob], known: dict[Shape, Cost], log=print, cpu_isa
                 calibrated[key] = calibrate(todo[key])
             depth = f", {layers} layers" if layers > 1 else ""
             log(f"  calibrated {cell} width {width}{depth}: {len(keys)} shape(s) of windows, "
-                f"up to {CALIBRATION_STEPS} steps each, {time.perf_counter() - started:.0f} s")  # fmt: skip
+                f"{CALIBRATION_STEPS} steps each, {time.perf_counter() - started:.0f} s")  # fmt: skip
         if keep is not None and todo:
             _keep(keep, machine, calibrated)
+        derived = [key for key in missing if key not in calibrated]
+        for key in derived:
+            anchor = nearest(key, [other for other in calibrated if family(other) == family(key)])
+            step, evaluation = scaled(calibrated[anchor].step, calibrated[anchor].evaluation, anchor, key)
+            calibrated[key] = Cost(step, evaluation, "calibration")
+        if derived:
+            log(f"  {len(derived)} more shapes of the same cells and batches carried from those by FLOPs")
     for job in jobs:
         cost = known.get(job.shape) or calibrated[calibration_key(job.shape)]
         job.seconds = STARTUP_SECONDS + job.steps * cost.step + job.evaluations * cost.evaluation
