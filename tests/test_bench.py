@@ -83,7 +83,10 @@ def test_the_science_does_not_import_the_benchmarks():
 )
 def test_train_step_bench_prints_a_ratio_per_model(mode, models):
     listed = ",".join(f"{cell}:8" for cell in models)
-    out = run("-m", "bench", "train-step", "--models", listed, "--share-steps", "0", *TOY, *mode)
+    # four steps, not TOY's one: a marginal step is a (1 + n)-step run minus a 1-step run,
+    # and one step at width 8 (fractions of a millisecond) once came out at -0.023x
+    steps = ("--steps", "4", "--rounds", "1", "--threads", "1")
+    out = run("-m", "bench", "train-step", "--models", listed, "--share-steps", "0", *steps, *mode)
     assert ("fresh process" in out) != bool(mode)
     for model in (f"{cell} w8" for cell in models):
         row = table_row(out, model)
