@@ -16,13 +16,8 @@ import pytest
 from conftest import REPO, SMOKE_CONFIG, run_snakemake
 
 from gatedrnn import numerics
-from gatedrnn.verify.against_reference import (
-    compare,
-    keys_the_schema_lacks,
-    merged_config,
-    missing_bits,
-    seed_spread,
-)
+from gatedrnn.plan.config_files import keys_the_schema_lacks
+from gatedrnn.verify.against_reference import compare, merged_config, missing_bits, seed_spread
 
 RECORD = {
     "weights_sha256": "a" * 64,

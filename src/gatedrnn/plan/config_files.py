@@ -120,6 +120,24 @@ def _child(schema: Mapping, node: Mapping, key) -> Mapping:
     return _resolve(schema, extra) if isinstance(extra, Mapping) else {}
 
 
+def keys_the_schema_lacks(
+    config: dict, schema: Mapping, node: Mapping | None = None, at: str = ""
+) -> list[str]:
+    """Dotted paths of ``config``'s keys that the schema does not allow (an object with
+    ``additionalProperties: false`` and no such property), removed from ``config`` in place:
+    a config recorded under an older schema (a reference's) run under this one."""
+    node = _resolve(schema, schema if node is None else node)
+    dropped = []
+    for key in list(config):
+        path = f"{at}{key}"
+        if node.get("additionalProperties", True) is False and key not in node.get("properties", {}):
+            del config[key]
+            dropped.append(path)
+        elif isinstance(config[key], dict):
+            dropped += keys_the_schema_lacks(config[key], schema, _child(schema, node, key), path + ".")
+    return dropped
+
+
 def typed_overrides(overrides, schema: Mapping):
     """``overrides`` (Snakemake's parsed ``--config``) with every nested string that the
     schema refuses, but whose YAML reading it takes, replaced by that reading."""

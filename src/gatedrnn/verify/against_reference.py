@@ -39,41 +39,17 @@ class Verdict:
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 
 
-def keys_the_schema_lacks(config: dict, schema: dict, root: dict | None = None, at: str = "") -> list[str]:
-    """Dotted paths of ``config``'s keys that the schema does not allow (an object with
-    ``additionalProperties: false`` and no such property), removed from ``config`` in place.
-    A reference collected under an older schema keeps keys since renamed or dropped (the
-    three-seed reference's ``protocol.confirm.regimes``); none of them reaches training,
-    whose keys the schema still names, and the trained bits are what verify compares."""
-    root = root if root is not None else schema
-    while "$ref" in schema:  # a JSON pointer into the schema: "#/$defs/name[/key]"
-        target = root
-        for part in schema["$ref"].removeprefix("#/").split("/"):
-            target = target[part]
-        schema = target
-    if not isinstance(config, dict):
-        return []
-    dropped = []
-    properties = schema.get("properties", {})
-    extra = schema.get("additionalProperties", True)
-    for key in list(config):
-        path = f"{at}{key}"
-        if key in properties:
-            dropped += keys_the_schema_lacks(config[key], properties[key], root, path + ".")
-        elif extra is False and properties:
-            del config[key]
-            dropped.append(path)
-        elif isinstance(extra, dict):
-            dropped += keys_the_schema_lacks(config[key], extra, root, path + ".")
-    return dropped
-
-
 def merged_config(reference_config: dict, dropped: list[str] | None = None) -> dict:
     """The reference's config over the checkout's ``config/config.yaml``, as Snakemake merges
     them, without the reference's keys that this checkout's schema no longer has (their
-    dotted paths appended to ``dropped``)."""
+    dotted paths appended to ``dropped``). A reference collected under an older schema keeps
+    keys since renamed or dropped (the three-seed reference's ``protocol.confirm.regimes``);
+    none of them reaches training, whose keys the schema still names, and the trained bits
+    are what verify compares."""
     import yaml
     from snakemake.utils import update_config
+
+    from gatedrnn.plan.config_files import keys_the_schema_lacks
 
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
     update_config(config, json.loads(json.dumps(reference_config)))
