@@ -338,3 +338,139 @@ def test_a_fresh_estimate_calibrates_one_shape_per_fused_cell_and_windows(tmp_pa
     again = [TrainJob("r", job.model, 0, job.shape, job.steps, 17) for job in jobs]
     cost_jobs(again, {}, log=lines.append, keep=kept)
     assert calibrated == [] and [j.seconds for j in again] == pytest.approx([j.seconds for j in jobs])
+
+
+def _default_config() -> dict:
+    import yaml
+    from conftest import REPO
+
+    return yaml.safe_load((REPO / "config/config.yaml").read_text())
+
+
+def _largest_confirmation_by_hand(config: dict) -> tuple[int, int]:
+    """The trainings round two's confirmation can ask for at most, counted from the
+    config: (round one's, round two's). Any regime of either round may be on the front of
+    both or near it; each is confirmed as the sweep's two models at every seed of
+    protocol.confirm.seeds it has not trained at yet."""
+    sweep, protocol = config["regime_sweep"], config["protocol"]
+    train = config["train"]
+    rates = sum(len(lrs) for lrs in sweep["optimizers"].values())
+    # train's own windows are an optimizer point here (adam at train.lr for train.steps)
+    assert train["lr"] in sweep["optimizers"][train["optimizer"]] and train["steps"] in sweep["steps"]
+    assert train["batch_size"] in sweep["batch_sizes"] and train["seq_len"] in sweep["seq_lens"]
+    on_corpus = rates * len(sweep["steps"]) + len(sweep["batch_sizes"]) * len(sweep["seq_lens"]) - 1
+    on_small = rates * len(protocol["small_corpus"]["steps"])
+    assert sweep["seeds"] == protocol["small_corpus"]["seeds"]
+    confirm = set(protocol["confirm"]["seeds"])
+    first = (on_corpus + on_small) * 2 * len(confirm - set(sweep["seeds"]))
+    round_two = protocol["round_two"]
+    points = round_two["max_trainings"] // (2 * len(round_two["seeds"]))  # each point: 2 models x seeds
+    return first, points * 2 * len(confirm - set(round_two["seeds"]))
+
+
+def test_round_two_confirmation_is_projected_at_its_bound(tmp_path):
+    """Issue 48: once round two's table exists (a checkpoint), rule
+    protocol_round_two_confirmation trains the regimes of either round on the front of both
+    or near it at protocol.confirm.seeds, which no dry run lists before. The estimate
+    projects the most it can train: every round-one regime, and the costliest points
+    round two may plan within max_trainings, at the seeds they lack."""
+    from gatedrnn.estimate.planned import capped_round_two_confirmation, confirmation_after_round_two
+    from gatedrnn.plan import PROTOCOL_ROUND_TWO, PROTOCOL_ROUND_TWO_PLAN, Plan
+
+    config = _default_config()
+    first, second = _largest_confirmation_by_hand(config)
+    assert (first, second) == (104, 120)  # 26 round-one regimes, 30 points; 2 models at seeds 1, 2
+    plan = Plan.from_config(config)
+    entries = confirmation_after_round_two([], [], tmp_path, [])
+    assert {e["seed"] for e in entries} == {"1", "2"}  # seed 0: trained by both rounds
+    order = list(dict.fromkeys(e["regime"] for e in entries if e["regime"] not in plan.regimes))
+    jobs = [TrainJob(e["regime"], f"{e['cell']}_{e['width']}", int(e["seed"]), SHAPE, 800, 17,
+                     seconds=float(order.index(e["regime"]) if e["regime"] in order else 1))
+            for e in entries]  # fmt: skip
+    capped = capped_round_two_confirmation(jobs, config)
+    assert len(capped) == first + second
+    assert sum(j.regime in plan.regimes for j in capped) == first
+    assert {j.regime for j in capped if j.regime not in plan.regimes} == set(order[-30:])  # the costliest
+    # a run the dry run lists, or one already made, is not projected again
+    listed = [{"regime": "default", "cell": "lstm", "width": "w325", "seed": "1"}]
+    made = tmp_path / "results/models/sgd_lr1_steps800_small/gru_budget325_s2/summary.json"
+    made.parent.mkdir(parents=True)
+    made.write_text("{}")
+    assert len(confirmation_after_round_two([], [], tmp_path, listed)) == len(entries) - 2
+    # only targets past round two's front reach it
+    assert len(confirmation_after_round_two(["stage_protocol"], [], tmp_path, [])) == len(entries) - 1
+    assert confirmation_after_round_two(["results/tables/protocol_round_two.csv"], [], tmp_path, []) == []
+    # round two planned: its own points (here two), no others
+    (tmp_path / PROTOCOL_ROUND_TWO_PLAN).parent.mkdir(parents=True)
+    (tmp_path / PROTOCOL_ROUND_TWO_PLAN).write_text(f"regime\n{order[0]}\n{order[5]}\n")
+    planned = confirmation_after_round_two([], [], tmp_path, [])
+    assert {e["regime"] for e in planned} - set(plan.regimes) == {order[0], order[5]}
+    assert len(planned) == first - 1 + 2 * 2 * 2
+    (tmp_path / PROTOCOL_ROUND_TWO).write_text("regime\n")  # its checkpoint ran: the dry run lists them
+    assert confirmation_after_round_two([], [], tmp_path, []) == []
+
+
+def test_round_two_confirmation_trains_the_shorter_run_a_confirmed_run_continues(tmp_path):
+    """A 3200-step regime continues its 800-step sibling's run at the same seed (prefix
+    sharing): confirming steps_x4 at seed 1 trains default at seed 1 first where it is not
+    made, even when default is no regime of round one."""
+    from gatedrnn.estimate.planned import confirmation_after_round_two
+
+    overlay = tmp_path / "overlay.yaml"
+    overlay.write_text("regime_sweep: {steps: [3200], batch_sizes: [16], seq_lens: [64]}\n")
+    entries = confirmation_after_round_two([], [str(overlay)], tmp_path, [])
+    assert [(e["cell"], e["seed"]) for e in entries if e["regime"] == "default"] == [
+        ("lstm", "1"), ("lstm", "2"), ("gru", "1"), ("gru", "2")
+    ]  # fmt: skip
+    listed = [{"regime": "default", "cell": "lstm", "width": "w325", "seed": s} for s in ("1", "2")]
+    assert len(confirmation_after_round_two([], [str(overlay)], tmp_path, listed)) == len(entries) - 2
+
+
+def test_the_estimate_prints_round_two_and_its_confirmation_apart_and_writes_them_as_bounds(
+    tmp_path, monkeypatch, capsys
+):
+    """`python -m gatedrnn.estimate` before round one has run: the dry run's jobs, then
+    round two, then its confirmation, each its own section at its bound, and both in
+    --json under upper_bounds, apart from the dry run's jobs (collect compares those
+    alone with what ran)."""
+    import subprocess
+
+    import gatedrnn.estimate.__main__ as estimate
+
+    for text in (
+        "corpus",
+        "small_corpus/corpus",
+        "small_corpus_550000/corpus",
+        "small_corpus_2200000/corpus",
+    ):
+        (tmp_path / f"data/{text}.json").parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / f"data/{text}.json").write_text(json.dumps({"vocab_size": 65, "characters": 1}))
+    monkeypatch.setattr(estimate, "pin_this_process", lambda cpu_isa: None)
+    monkeypatch.setattr(
+        estimate.subprocess, "run", lambda cmd, **kw: subprocess.CompletedProcess(cmd, 0, DRY_RUN, "")
+    )
+
+    def cost(jobs, known, **kw):  # seconds: the steps trained, one per step
+        for job in jobs:
+            job.seconds, job.source = float(job.steps), "calibration"
+
+    monkeypatch.setattr(estimate, "cost_jobs", cost)
+    out = tmp_path / "projected.json"
+    assert estimate.main(["--cores", "2", "--directory", str(tmp_path), "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    first, second = _largest_confirmation_by_hand(_default_config())
+    note = printed[printed.index("and after round two's front") :].splitlines()
+    assert "the most it can train" in note[0] and "at protocol.confirm.seeds [0, 1, 2]" in note[0]
+    assert note[1].startswith(f"{first + second} training jobs to run")
+    assert printed.startswith("2 training jobs to run") and "\n60 training jobs to run" in printed
+    from gatedrnn.reference.manifest import projection_against_actual
+
+    projected = json.loads(out.read_text())
+    ran = {"steps_x4/lstm_w325_s1": {"cpu_s": 10.0}}  # a bound's job that ran: no projection of it
+    against = projection_against_actual(projected, ran)
+    assert (against["jobs_projected"], against["jobs_run"]) == (2, 0)
+    bounds = projected.pop("upper_bounds")
+    assert projected == {"default/lstm_w24_s0": 800.0, "steps_x4/gru_budget24_s1": 2400.0}
+    assert len(bounds["round_two"]) == 60  # round two at max_trainings
+    assert len(bounds["round_two_confirmation"]) == first + second
+    assert bounds["round_two_confirmation"]["steps_x4/lstm_w325_s1"] == 2400  # continues default's 800

@@ -24,8 +24,18 @@ Snakemake invocation is about to run, before it runs them.
 3. Wall time at ``--cores``: the jobs placed longest-first on ``cores / threads``
    slots (a job that continues a shorter run's state, see prefix sharing, starts
    after it), which is how a greedy scheduler fills the machine.
+4. What the dry run cannot list, each its own section, at the most it can train (a
+   front decides it; :mod:`gatedrnn.estimate.planned`): when the targets reach them
+   and until their checkpoints have run, the protocol's round two (the costliest
+   points within ``protocol.round_two.max_trainings``) and round two's confirmation
+   (every round-one regime and round two's points at the ``protocol.confirm.seeds``
+   they lack; it holds round one's confirmation too, as a regime is confirmed once).
+   ``--json`` writes the dry run's jobs by name, and these under ``upper_bounds``.
 
-Only training is costed (the rest takes seconds to a minute a job); a busy machine runs slower.
+So a stage's projection covers its training jobs: those the dry run lists, and the
+protocol's later rounds as upper bounds; round one's confirmation alone (targets that
+stop before round two) is not projected. Only training is costed (the rest takes
+seconds to a minute a job); a busy machine runs slower.
 """
 
 from gatedrnn.estimate.costs import (

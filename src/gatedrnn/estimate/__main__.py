@@ -13,7 +13,9 @@ from gatedrnn.estimate.costs import KEPT_CALIBRATIONS, benchmark_costs, cost_job
 from gatedrnn.estimate.planned import (
     WORKFLOW,
     capped_round_two,
+    capped_round_two_confirmation,
     config_files,
+    confirmation_after_round_two,
     load_config,
     missing_texts,
     planned_train_jobs,
@@ -30,6 +32,16 @@ ROUND_TWO_NOTE = (
     "its checkpoint has run; the largest it can be (the costliest points a front may ask for within "
     "protocol.round_two.max_trainings, {bound}; a front asking for more is refused when it is planned):"
 )
+# So is round two's confirmation, once round two's front is (a second checkpoint).
+CONFIRMATION_NOTE = (
+    "and after round two's front (protocol_round_two.csv), its confirmation, which the dry run cannot list "
+    "before that checkpoint has run; the most it can train (any regime of either round may reach the front: "
+    "the two models under every round-one regime and {points}, at protocol.confirm.seeds {seeds}, less the "
+    "runs trained before it; round one's own confirmation, not listed before its scoreboard exists, is "
+    "within this too, as a regime is confirmed once):"
+)
+# --json: the jobs the dry run lists, by name; these projections apart, at their largest.
+UPPER_BOUNDS = "upper_bounds"
 
 
 def fail(message: str) -> int:
@@ -76,8 +88,10 @@ def main(argv: list[str] | None = None) -> int:
     planned = planned_train_jobs(proc.stdout)
     # round two follows round one's front: its largest, projected apart (not in the dry run)
     later = round_two_after_front(args.targets, args.configfile, workdir)
+    # and round two's confirmation follows round two's front: its largest, apart too
+    confirming = confirmation_after_round_two(args.targets, args.configfile, workdir, planned)
     # The vocabulary sets the budget widths: make every text it is read from (seconds).
-    texts = missing_texts(planned + later, args.configfile, workdir)
+    texts = missing_texts(planned + later + confirming, args.configfile, workdir)
     if texts:
         print(f"making the texts whose vocabulary sets the widths: {' '.join(texts)}", file=sys.stderr)
         made = subprocess.run([*cmd, "--cores", "1", *texts], capture_output=True, text=True)
@@ -87,6 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         jobs, threads = train_jobs_for(planned, args.configfile, workdir)
         round_two, _ = train_jobs_for(later, args.configfile, workdir)
+        confirmation, _ = train_jobs_for(confirming, args.configfile, workdir)
     except FileNotFoundError as err:
         return fail(str(err))
     try:
@@ -94,15 +109,28 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as err:  # a damaged summary.json, named with the fix
         return fail(str(err))
     # calibrations are kept beside Snakemake's own records, for the next estimate here
-    cost_jobs(jobs + round_two, costs, cpu_isa=cpu_isa, keep=workdir / KEPT_CALIBRATIONS)
+    cost_jobs(jobs + round_two + confirmation, costs, cpu_isa=cpu_isa, keep=workdir / KEPT_CALIBRATIONS)
     print(report(jobs, args.cores, threads))
+    config, bounds = load_config(args.configfile, workdir), {}
     if round_two:
-        config = load_config(args.configfile, workdir)
-        round_two = capped_round_two(round_two, config)
+        bounds["round_two"] = round_two = capped_round_two(round_two, config)
         note = ROUND_TWO_NOTE.format(bound=config["protocol"]["round_two"]["max_trainings"])
         print(f"\n{note}\n{report(round_two, args.cores, threads)}")
+    if confirmation:
+        bounds["round_two_confirmation"] = confirmation = capped_round_two_confirmation(confirmation, config)
+        from gatedrnn.plan import PROTOCOL_ROUND_TWO_PLAN
+
+        planned_points = (workdir / PROTOCOL_ROUND_TWO_PLAN).exists()
+        points = "every point of round two's plan" if planned_points else "the costliest round two above"
+        note = CONFIRMATION_NOTE.format(points=points, seeds=config["protocol"]["confirm"]["seeds"])
+        print(f"\n{note}\n{report(confirmation, args.cores, threads)}")
     if args.json:
-        Path(args.json).write_text(json.dumps({j.name: j.seconds for j in jobs}, indent=1, sort_keys=True))
+        projected: dict = {j.name: j.seconds for j in jobs}
+        if bounds:  # beside the jobs' names (regime/run: a name has a slash, this key none)
+            projected[UPPER_BOUNDS] = {
+                part: {j.name: j.seconds for j in those} for part, those in bounds.items()
+            }
+        Path(args.json).write_text(json.dumps(projected, indent=1, sort_keys=True))
     return 0
 
 

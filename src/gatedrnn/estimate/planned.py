@@ -140,16 +140,96 @@ def round_two_after_front(targets: list[str], configfiles: list[str], workdir: P
             if not (Path(workdir) / model_file(run, "summary.json")).exists()]  # fmt: skip
 
 
-def capped_round_two(jobs: list[TrainJob], config: dict) -> list[TrainJob]:
-    """The largest round two ``protocol.round_two.max_trainings`` lets a front ask for:
-    of ``jobs`` (every point a front could ask for, costed; one regime is one point),
-    the costliest points whose trainings stay within the bound, in the jobs' order. A
-    front asking for more is refused when round two is planned, so none runs longer."""
-    from gatedrnn.plan.round_two import round_two_trainings
-
-    points = config["protocol"]["round_two"]["max_trainings"] // round_two_trainings(1, config)
+def costliest_points(jobs: list[TrainJob], points: int) -> list[TrainJob]:
+    """Of ``jobs`` (one regime is one point), those of the ``points`` costliest points, in
+    the jobs' order."""
     cost: dict[str, float] = {}
     for job in jobs:
         cost[job.regime] = cost.get(job.regime, 0.0) + job.seconds
     kept = set(sorted(cost, key=lambda regime: -cost[regime])[:points])  # stable: the first of a tie
     return [job for job in jobs if job.regime in kept]
+
+
+def round_two_bound(config: dict) -> int:
+    """The most points ``protocol.round_two.max_trainings`` lets round two plan."""
+    from gatedrnn.plan.round_two import round_two_trainings
+
+    return config["protocol"]["round_two"]["max_trainings"] // round_two_trainings(1, config)
+
+
+def capped_round_two(jobs: list[TrainJob], config: dict) -> list[TrainJob]:
+    """The largest round two ``protocol.round_two.max_trainings`` lets a front ask for:
+    of ``jobs`` (every point a front could ask for, costed; one regime is one point),
+    the costliest points whose trainings stay within the bound, in the jobs' order. A
+    front asking for more is refused when round two is planned, so none runs longer."""
+    return costliest_points(jobs, round_two_bound(config))
+
+
+# The targets that reach round two's confirmation (none given: `rule all`).
+CONFIRMATION_TARGETS = {
+    "all",
+    "stage_protocol",
+    "results/tables/protocol_round_two_front.csv",
+    "results/tables/protocol_round_two_confirmation_regimes.csv",
+}
+
+
+def _entry(run) -> dict:
+    cell, width = run.model.rsplit("_", 1)
+    return {"regime": run.regime, "cell": cell, "width": width, "seed": str(run.seed)}
+
+
+def confirmation_after_round_two(
+    targets: list[str], configfiles: list[str], workdir: Path, planned: list[dict]
+) -> list[dict]:
+    """``{regime, cell, width, seed}`` of every training round two's confirmation (rule
+    protocol_round_two_confirmation) could ask for, when ``targets`` reach it and its
+    checkpoint (protocol_round_two) has not run: a dry run cannot list its jobs before then.
+    Any regime of either round may be on the front of both rounds or near it, so: the
+    sweep's two models under every round-one regime and every round-two point (those
+    of round two's plan once it exists, else every point a front could ask for:
+    :func:`capped_round_two_confirmation` keeps what its bound allows) at each seed of
+    ``protocol.confirm.seeds``, less the runs trained before it (round one's, round two's
+    at its seeds, those already made, those ``planned`` by the dry run); and the
+    shorter run a confirmed run continues (prefix sharing) where that is not made
+    either. None once the checkpoint has run (the dry run lists them) or when it is off."""
+    import pandas as pd
+
+    from gatedrnn.plan import PROTOCOL_ROUND_TWO, PROTOCOL_ROUND_TWO_PLAN, Plan, Run, model_file
+
+    plan = Plan.from_config(load_config(configfiles, workdir))
+    reached = not targets or bool(CONFIRMATION_TARGETS & set(targets))
+    if not (plan.round_two_enabled and reached) or (Path(workdir) / PROTOCOL_ROUND_TWO).exists():
+        return []
+    made = Path(workdir) / PROTOCOL_ROUND_TWO_PLAN
+    second = list(plan.round_two_regimes)  # every point a front could ask for, until the plan is made
+    if made.exists():  # the plan's points (one of another config's points this config cannot train)
+        second = [regime for regime in pd.read_csv(made)["regime"] if regime in plan.round_two_regimes]
+    first = [point["regime"] for point in (*plan.sweep_points, *plan.corpus_size_points)]
+    before = {*plan.regime_sweep_runs, *plan.corpus_size_runs, *plan.round_two_runs(second)}
+    before = {(run.regime, run.model, str(run.seed)) for run in before}
+    before |= {(entry["regime"], f"{entry['cell']}_{entry['width']}", entry["seed"]) for entry in planned}
+    chosen: dict[tuple, Run] = {}
+    pending = list(plan.confirmation_runs([*first, *second]))
+    while pending:
+        run = pending.pop(0)
+        key = (run.regime, run.model, str(run.seed))
+        if key in before or key in chosen or (Path(workdir) / model_file(run, "summary.json")).exists():
+            continue
+        chosen[key] = run
+        shorter = plan.prefix_regime(run.regime)
+        if shorter is not None:  # trained first where it is not made (the train rule's input)
+            pending.append(Run(shorter, run.model, run.seed))
+    return [_entry(run) for run in chosen.values()]
+
+
+def capped_round_two_confirmation(jobs: list[TrainJob], config: dict) -> list[TrainJob]:
+    """The most round two's confirmation can train: of ``jobs``
+    (:func:`confirmation_after_round_two`, costed), every round-one regime's, and those of
+    the costliest round-two points round two may plan within
+    ``protocol.round_two.max_trainings`` (round two confirms only what it trained)."""
+    from gatedrnn.plan import Plan
+
+    first = set(Plan.from_config(config).regimes)
+    second = costliest_points([job for job in jobs if job.regime not in first], round_two_bound(config))
+    return [job for job in jobs if job.regime in first or job in second]

@@ -208,7 +208,10 @@ def projection_against_actual(projected: dict[str, float], jobs: dict[str, dict]
     """``python -m gatedrnn.estimate --json``'s projected CPU seconds per job, set
     against the CPU seconds the same jobs took (those the run has). A job resumed
     from its own checkpoint is set against the projection of the steps its
-    benchmark measured (:func:`measured_share`)."""
+    benchmark measured (:func:`measured_share`). The file's ``upper_bounds`` (round
+    two and its confirmation at their largest, before their checkpoints) are no
+    projection of jobs the stage runs: left out."""
+    projected = {name: seconds for name, seconds in projected.items() if not isinstance(seconds, dict)}
     ran = [name for name in projected if name in jobs]
     planned = sum(projected[name] * measured_share(jobs[name]) for name in ran)
     actual = sum(jobs[name]["cpu_s"] for name in ran)
