@@ -4,10 +4,30 @@ then a dry run) are in tests/test_code_inputs.py."""
 
 from __future__ import annotations
 
+import json
+import os
 import textwrap
 from pathlib import Path
 
+import pytest
+
+from gatedrnn import code_version as cv
 from gatedrnn.code_version import code_version, fingerprint, module_closure
+
+
+@pytest.fixture(autouse=True)
+def kept_analyses(tmp_path, monkeypatch):
+    """Each test keeps its analyses in a file of its own (not the package's __pycache__)."""
+    path = tmp_path / "kept" / "code_version.json"
+    monkeypatch.setattr(cv, "ANALYSES", cv._KeptAnalyses(path))
+    clear_caches()
+    return path
+
+
+def clear_caches() -> None:
+    """What one process remembers; the kept analyses on disk stay."""
+    for cached in (cv._analyse, cv._imported_names, cv._file_digest, cv._code_version):
+        cached.cache_clear()
 
 
 def make_tree(root: Path, files: dict[str, str]) -> Path:
@@ -58,11 +78,7 @@ def test_closure_follows_imports_through_modules_packages_and_relative_imports(t
 
 
 def versions(root: Path) -> dict[str, str]:
-    from gatedrnn import code_version as cv
-
-    cv._analyse.cache_clear()
-    cv._file_digest.cache_clear()
-    cv._code_version.cache_clear()
+    clear_caches()
     return {
         name: code_version(root / f"workflow/scripts/{name}.py", root / "src") for name in ("figure", "table")
     }
@@ -139,3 +155,71 @@ def test_named_data_files_count_by_their_bytes(tmp_path):
     (root / "config/claims.yaml").write_text("a: 2\n")
     versions(root)  # clears the caches
     assert code_version(script, src, data) != before
+
+
+def a_new_process(path: Path) -> None:
+    """What a new process starts from: the kept analyses read again from ``path``."""
+    cv.ANALYSES = cv._KeptAnalyses(path)
+    clear_caches()
+
+
+def test_kept_analyses_give_the_versions_a_fresh_parse_gives(tmp_path, kept_analyses, monkeypatch):
+    root = make_tree(tmp_path / "tree", PACKAGE)
+    first = versions(root)
+    kept = json.loads(kept_analyses.read_text())
+    modules = [p for p in (root / "src").rglob("*.py")]
+    assert len(kept["entries"]) >= len(module_closure(root / "workflow/scripts/figure.py", root / "src"))
+
+    a_new_process(kept_analyses)
+    monkeypatch.setattr(cv, "_parse", lambda *a: pytest.fail("a kept file was parsed again"))
+    assert versions(root) == first  # nothing parsed: every file's analysis was kept
+    assert modules and all(p.is_file() for p in modules)
+
+
+def test_an_edit_is_seen_whatever_the_files_size_and_time(tmp_path, kept_analyses):
+    """Kept by content, not by size and modification time: an edit of the same length
+    within the same clock tick still counts."""
+    root = make_tree(tmp_path / "tree", PACKAGE)
+    before = versions(root)
+    path = root / "src/gatedrnn/core/model.py"
+    stat = path.stat()
+    edit(root, "src/gatedrnn/core/model.py", "WIDTH = 3", "WIDTH = 4")
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert path.stat().st_size == stat.st_size
+    a_new_process(kept_analyses)
+    assert versions(root)["table"] != before["table"]
+
+
+@pytest.mark.parametrize(
+    "damage",
+    ["", "{not json", '{"analyser": "another", "entries": {}}', '{"entries": []}', "[1, 2]"],
+    ids=["empty", "not JSON", "another analyser", "no analyser", "a list"],
+)
+def test_a_damaged_or_foreign_kept_file_is_ignored_and_written_again(tmp_path, kept_analyses, damage):
+    root = make_tree(tmp_path / "tree", PACKAGE)
+    first = versions(root)
+    kept_analyses.write_text(damage)
+    a_new_process(kept_analyses)
+    assert versions(root) == first
+    assert json.loads(kept_analyses.read_text())["analyser"] == cv.ANALYSES.analyser
+
+
+def test_a_wrong_analysis_under_this_analyser_is_not_trusted_blindly(tmp_path, kept_analyses):
+    """An entry of the wrong shape is parsed again, not used (a hand-edited or truncated
+    entry); the kept file never holds half a write (written whole, then renamed)."""
+    root = make_tree(tmp_path / "tree", PACKAGE)
+    first = versions(root)
+    kept = json.loads(kept_analyses.read_text())
+    kept["entries"] = {key: "garbage" for key in kept["entries"]}
+    kept_analyses.write_text(json.dumps(kept))
+    a_new_process(kept_analyses)
+    assert versions(root) == first
+    assert not list(kept_analyses.parent.glob("*.tmp*"))
+
+
+def test_a_read_only_folder_costs_the_parse_and_nothing_else(tmp_path, monkeypatch):
+    root = make_tree(tmp_path / "tree", PACKAGE)
+    blocked = tmp_path / "a-file-not-a-folder"
+    blocked.write_text("")
+    monkeypatch.setattr(cv, "ANALYSES", cv._KeptAnalyses(blocked / "code_version.json"))
+    assert versions(root)["table"]

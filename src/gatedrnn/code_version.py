@@ -22,15 +22,20 @@ What counts as a change: the module's syntax tree without its docstrings. So a
 change to code reruns the rules that import it; comments, blank lines, formatting
 (line wrapping, quotes style that parses the same) and docstrings do not.
 
-Pure standard library, no import of the package itself: planning the full DAG
-parses each module once (cached), which costs milliseconds.
+Pure standard library, no import of the package itself. Parsing every module costs
+about half a second, and every Snakemake command pays it (a dry run, each job of a
+cluster run): what a file's analysis found is kept by the file's content hash in
+``__pycache__/code_version.<python>.json`` beside this module (as Python keeps its
+bytecode), so a file is parsed again only when its bytes change, or this module does.
 """
 
 from __future__ import annotations
 
 import ast
 import hashlib
+import json
 import os
+import sys
 from functools import cache
 from pathlib import Path
 
@@ -65,7 +70,16 @@ def _statements(body):
 @cache
 def _analyse(path: Path) -> tuple[tuple, str]:
     """(the file's import statements as (level, module, names), its fingerprint)."""
-    tree = ast.parse(Path(path).read_text(encoding="utf-8"), filename=str(path))
+    data = Path(path).read_bytes()
+    key = hashlib.sha256(data).hexdigest()
+    found = ANALYSES.get(key)
+    if found is None:
+        found = ANALYSES.add(key, _parse(data, path))
+    return found
+
+
+def _parse(data: bytes, path: Path) -> tuple[tuple, str]:
+    tree = ast.parse(data.decode("utf-8"), filename=str(path))
     imports = []
     for node in _statements(tree.body):
         if isinstance(node, ast.Import):
@@ -74,6 +88,67 @@ def _analyse(path: Path) -> tuple[tuple, str]:
             imports.append((node.level, node.module, tuple(alias.name for alias in node.names)))
     digest = hashlib.sha256(ast.dump(_strip_docstrings(tree)).encode()).hexdigest()
     return tuple(imports), digest
+
+
+class _KeptAnalyses:
+    """The analyses of earlier processes, by content hash, in one JSON file. Valid only
+    for this very analyser (its own bytes) and Python version (``ast.dump`` changes
+    between versions); anything else, a damaged file included, is ignored and rewritten.
+    Written whole to a temporary file then renamed, so a reader never sees half of one;
+    two writers at once lose at most each other's new entries, which are parsed again."""
+
+    LIMIT = 4000  # entries; past it, those this process did not use are dropped
+
+    def __init__(self, path: Path):
+        self.path, self.new, self.used = path, False, set()
+        self.analyser = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+        self.entries: dict = {}
+        try:
+            kept = json.loads(path.read_text(encoding="utf-8"))
+            if kept.get("analyser") == self.analyser:
+                self.entries = kept["entries"]
+        except (OSError, ValueError, AttributeError, KeyError, TypeError):
+            pass
+
+    def get(self, key: str) -> tuple[tuple, str] | None:
+        entry = self.entries.get(key)
+        try:
+            imports, digest = entry
+            found = tuple((level, module, tuple(names)) for level, module, names in imports), str(digest)
+        except (TypeError, ValueError):
+            return None
+        self.used.add(key)
+        return found
+
+    def add(self, key: str, analysis: tuple[tuple, str]) -> tuple[tuple, str]:
+        self.entries[key], self.new = analysis, True
+        self.used.add(key)
+        return analysis
+
+    def save(self) -> None:
+        """Keep the new analyses for the next process (nothing when none is new, or the
+        folder is read-only). Written under PYTHONDONTWRITEBYTECODE too: it is no bytecode,
+        and CI's machines set that variable."""
+        if not self.new:
+            return
+        if len(self.entries) > self.LIMIT:
+            self.entries = {k: v for k, v in self.entries.items() if k in self.used}
+        temp = self.path.with_name(f"{self.path.name}.tmp{os.getpid()}")
+        try:
+            self.path.parent.mkdir(exist_ok=True)
+            kept = {"analyser": self.analyser, "entries": self.entries}
+            temp.write_text(json.dumps(kept), encoding="utf-8")
+            os.replace(temp, self.path)
+            self.new = False
+        except OSError:
+            try:
+                temp.unlink(missing_ok=True)
+            except OSError:  # no folder to write in at all
+                pass
+
+
+KEPT_FILE = f"__pycache__/code_version.{sys.implementation.cache_tag}.json"
+ANALYSES = _KeptAnalyses(Path(__file__).parent / KEPT_FILE)
 
 
 def fingerprint(path: Path) -> str:
@@ -164,6 +239,7 @@ def _code_version(script: Path, src: Path, data: tuple[Path, ...]) -> str:
         digest.update(f"{name} {fingerprint(path)}\n".encode())
     for path in data:
         digest.update(f"data {path.name} {_file_digest(path)}\n".encode())
+    ANALYSES.save()
     return digest.hexdigest()[:16]
 
 
