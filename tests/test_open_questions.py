@@ -504,7 +504,16 @@ OPEN_QUESTION_COLUMNS = {
         "paired_gap_to_lstm",
         "paired_gap_to_lstm_low",
     ],
-    "two_layers_split": ["layers", "component", "loss_difference", "share_of_total"],
+    "two_layers_split": [
+        "layers",
+        "component",
+        "loss_difference",
+        "share_of_total",
+        "seeds",
+        "paired_median",
+        "low",
+        "high",
+    ],
     "longer_training": [
         "model",
         "seed",
@@ -552,6 +561,15 @@ def test_smoke_run_answers_every_open_question(smoke_run):
         parts = group.set_index("component")["loss_difference"]
         assert parts["structure"] + parts["width"] == pytest.approx(parts["total"])
     assert set(tables["two_layers"]["layers"]) == {1, 2}
+    # G3's split is D4's at each layer count: parts that add up, of the medians and seed by seed
+    for _, group in tables["two_layers_split"].groupby("layers"):
+        parts = group.set_index("component")
+        medians = parts["loss_difference"]
+        assert medians["structure"] + medians["width"] == pytest.approx(medians["total"])
+        per_seed = parts[[c for c in parts.columns if c.startswith("seed_")]]
+        assert (per_seed.loc["structure"] + per_seed.loc["width"]).to_numpy() == pytest.approx(
+            per_seed.loc["total"].to_numpy()
+        )
 
     longer = tables["longer_training"]
     assert longer.groupby(["model", "seed"])["steps"].nunique().eq(2).all()

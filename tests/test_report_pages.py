@@ -97,3 +97,30 @@ def test_a_table_with_its_intervals_shows_its_seed_count_and_medians_with_interv
         assert {"median", "seed_0"} <= set(section.columns) and any(
             c.startswith("paired_") for c in section.columns
         )
+
+
+def test_g3_s_split_shows_d4_s_intervals_and_the_reference_s_table_as_before():
+    """Issue #47: G3's split section lists D4's interval columns; a table with them shows
+    each part as ``paired_median [low, high]``, the committed reference's (made before
+    them) its columns as before."""
+    from gatedrnn.report.markdown import markdown_table, shown_columns
+    from gatedrnn.report.results_page import SECTIONS
+
+    d4, g3 = (next(s for s in SECTIONS if s.table == name) for name in ("gru_advantage_split.csv",
+                                                                        "two_layers_split.csv"))  # fmt: skip
+    assert g3.columns == ("layers", *d4.columns)
+    committed = pd.read_csv(REPO / "reference" / "tables" / "two_layers_split.csv")
+    assert "seeds" not in committed.columns
+    old = shown_columns(committed, [c for c in g3.columns if c in committed.columns])
+    assert list(old.columns) == ["layers", "component", "comparison", "loss_difference", "share_of_total"]
+    nan = float("nan")
+    table = committed.assign(seeds=[3] * 3 + [1] * 3, paired_median=committed["loss_difference"] + 0.001,
+                             low=[-0.02, 0.001, -0.01, nan, nan, nan], high=[0.01, 0.02, 0.03, nan, nan, nan],
+                             seed_0=committed["loss_difference"])  # fmt: skip
+    shown = shown_columns(table, [c for c in g3.columns if c in table.columns])
+    assert list(shown.columns) == [*old.columns, "paired_median [low, high]"]
+    text = markdown_table(shown)
+    structure = committed.iloc[0]["loss_difference"] + 0.001
+    assert "| 1 | structure | lstm_w325 - gru_w325 | " in text and f"{structure:.4g} [-0.02, 0.01] |" in text
+    one_seed = committed.iloc[5]["loss_difference"] + 0.001  # no interval: the median alone
+    assert text.splitlines()[-1].endswith(f"| {one_seed:.4g} |")

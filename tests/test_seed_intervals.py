@@ -14,7 +14,7 @@ import pytest
 
 from gatedrnn.analysis.intervals import BOOTSTRAP_SEED, BOOTSTRAPS
 from gatedrnn.claims import Claim, ClaimError, load_claims
-from gatedrnn.claims.uncertain import value_judgement
+from gatedrnn.claims.uncertain import finding_judgement, value_judgement
 from gatedrnn.tables.study import advantage_split_intervals, gru_vs_lstm_intervals, gru_vs_lstm_table
 
 REPO = Path(__file__).resolve().parents[1]
@@ -221,7 +221,6 @@ def split_summaries(gaps: dict[int, list[float]]) -> list[dict]:
 
 
 def test_g2_is_judged_per_width_from_the_seeds_as_a_bootstrap_written_out_by_hand():
-    from gatedrnn.claims.uncertain import finding_judgement
     from gatedrnn.questions.split_by_width import split_by_width_table
 
     # at width 256 one seed of five has the LSTM ahead: the GRU wins there in most bootstraps
@@ -312,7 +311,6 @@ def test_two_layers_intervals_match_a_bootstrap_written_out_by_hand():
     new = ["seeds", "median_low", "median_high", "paired_gap_to_lstm", "paired_gap_to_lstm_low",
            "paired_gap_to_lstm_high"]  # fmt: skip
     assert list(models.columns) == old + new  # appended after the old columns, which keep their order
-    assert "seeds" not in split.columns  # the split of the medians, unchanged
     for (layers, model), values in TWO_LAYER_LOSSES.items():
         row = models[(models["layers"] == layers) & (models["model"] == model)].iloc[0]
         assert row["seeds"] == 5
@@ -329,6 +327,100 @@ def test_two_layers_intervals_match_a_bootstrap_written_out_by_hand():
     one, _ = two_layers_tables(layered_summaries(TWO_LAYER_LOSSES, seeds={0}), *NAMES.values())
     assert (one["seeds"] == 1).all() and one[["median_low", "median_high", *new[4:]]].isna().all().all()
     assert one["paired_gap_to_lstm"].notna().sum() == 4 and one["gap_to_lstm"].notna().all()
+
+
+G3_NEW = [c for c in load_claims(NEW_FINDINGS) if c.experiment == "G3"]
+TWO_LAYERS = "results/tables/two_layers.csv"
+
+
+def parts_by_hand(losses: dict, layers: int) -> dict[str, np.ndarray]:
+    """D4's three parts at one layer count, seed by seed, from the losses themselves."""
+    lstm, gru_w, gru_b = (np.asarray(losses[(layers, m)]) for m in NAMES.values())
+    return {"structure": lstm - gru_w, "width": gru_w - gru_b, "total": lstm - gru_b}
+
+
+def test_two_layers_split_is_d4s_with_its_intervals_at_each_layer_count():
+    """two_layers_split.csv: D4's columns (gru_advantage_split.csv's names) after ``layers``,
+    each part at each layer count seed by seed against the per-seed differences taken
+    here, its interval against the bootstrap written out by hand."""
+    from gatedrnn.questions.two_layers import two_layers_tables
+
+    models, split = two_layers_tables(layered_summaries(TWO_LAYER_LOSSES), *NAMES.values())
+    seeds = [f"seed_{s}" for s in range(5)]
+    assert list(split.columns) == ["layers", "component", "comparison", "loss_difference", "share_of_total",
+                                   "seeds", "paired_median", "low", "high", *seeds]  # fmt: skip
+    d4 = advantage_split_intervals(table(), *NAMES.values())  # D4 on the same names: the same columns
+    assert list(split.columns[1:]) == list(d4.columns)
+    for layers in (1, 2):
+        rows = split[split["layers"] == layers].set_index("component")
+        assert list(rows.index) == ["structure", "width", "total"]
+        medians = {m: float(np.median(TWO_LAYER_LOSSES[(layers, m)])) for m in NAMES.values()}
+        lstm, gru_w, gru_b = (medians[m] for m in NAMES.values())
+        of_medians = {"structure": lstm - gru_w, "width": gru_w - gru_b, "total": lstm - gru_b}
+        for component, per_seed in parts_by_hand(TWO_LAYER_LOSSES, layers).items():
+            row = rows.loc[component]
+            assert row[seeds].to_numpy(float) == pytest.approx(per_seed, abs=1e-15)
+            assert row["seeds"] == 5
+            assert row["paired_median"] == pytest.approx(float(np.median(per_seed)), abs=1e-15)
+            assert (row["low"], row["high"]) == pytest.approx(by_hand(per_seed), abs=1e-15)
+            assert row["low"] <= row["paired_median"] <= row["high"]
+            # D4's own columns: the differences of the medians, unchanged
+            assert row["loss_difference"] == pytest.approx(of_medians[component], abs=1e-15)
+            assert row["share_of_total"] == pytest.approx(of_medians[component] / of_medians["total"])
+    # paired by seed: the median of the per-seed parts is not always the difference of medians
+    assert (split["paired_median"] - split["loss_difference"]).abs().max() > 1e-3
+    # one seed: the parts at that seed, no interval (never a zero-width one)
+    _, one = two_layers_tables(layered_summaries(TWO_LAYER_LOSSES, seeds={0}), *NAMES.values())
+    assert (one["seeds"] == 1).all() and one[["low", "high"]].isna().all().all()
+    assert [c for c in one.columns if c.startswith("seed_")] == ["seed_0"]
+    assert (one["paired_median"] == one["seed_0"]).all()
+
+
+def test_g3s_ledger_reads_the_splits_intervals_and_judges_a_share_only_where_both_parts_are_positive():
+    """The ledger judges G3 from two_layers.csv's seed columns; its two-layer gap and
+    structure part are the split's total and structure rows (layers 2) bit for bit. The
+    share (structure between 0.4 and 0.6 of the gap) holds only in a bootstrap where
+    both parts are positive: both ways, against a bootstrap written out by hand."""
+    from gatedrnn.analysis.intervals import percentile_interval
+    from gatedrnn.claims.judge import judge
+    from gatedrnn.claims.seeds import resampled, seed_values
+    from gatedrnn.questions.two_layers import two_layers_tables
+
+    claims = {c.id: c.fill(NAMES) for c in G3_NEW}
+    picks = np.random.default_rng(BOOTSTRAP_SEED).integers(0, 5, size=(BOOTSTRAPS, 5))
+
+    def share_by_hand(losses) -> float:
+        medians = {k: np.median(v[picks], axis=1) for k, v in parts_by_hand(losses, 2).items()}
+        structure, width, total = medians["structure"], medians["width"], medians["total"]
+        holds = (structure > 0) & (width > 0) & (structure >= 0.4 * total) & (structure <= 0.6 * total)
+        return float(holds.mean())
+
+    # structure half the two-layer gap at every seed, both parts' intervals above zero
+    base = np.asarray([1.569, 1.584, 1.560, 1.581, 1.579])
+    gap = np.asarray([0.020, 0.016, 0.024, 0.018, 0.022])
+    halved = {**TWO_LAYER_LOSSES, (2, "gru_budget9"): list(base), (2, "gru_w8"): list(base + gap / 2),
+              (2, "lstm_w8"): list(base + gap + np.asarray([0.001, -0.001, 0.0, 0.002, -0.002]))}  # fmt: skip
+    for losses, holds in ((halved, True), (TWO_LAYER_LOSSES, False)):
+        models, split = two_layers_tables(layered_summaries(losses), *NAMES.values())
+        tables = {TWO_LAYERS: models}
+        rows = split[split["layers"] == 2].set_index("component")
+        for claim_id, component in (("G3.two_layers.gru_advantage", "total"),
+                                    ("G3.two_layers.structure_share", "structure")):  # fmt: skip
+            found = seed_values(claims[claim_id].selector, tables)  # a new value: its point and interval
+            judged = (found.point(), *percentile_interval(resampled([found])[0]))
+            assert judged == tuple(rows.loc[component, ["paired_median", "low", "high"]])
+        share = finding_judgement(claims["G3.two_layers.structure_share"].compare, tables).share
+        assert share == share_by_hand(losses)
+        row = judge(claims["G3.two_layers.structure_share"], tables)
+        positive = rows.loc[["structure", "width"], "low"] > 0
+        if holds:  # both parts' intervals above zero, structure about half: the share is judged, and holds
+            assert positive.all() and share == 1.0
+            assert row["reproduced"].endswith(": holds)"), row["reproduced"]
+        else:  # the structure part's interval lies below zero: no share, and the ledger says so
+            assert rows.loc["structure", "high"] < 0 and share == 0.0
+            structure_text = f"{rows.loc['structure', 'paired_median']:.4g} > 0"
+            assert row["reproduced"].split("(", 1)[1].startswith(structure_text), row["reproduced"]
+            assert row["reproduced"].endswith("does not hold)"), row["reproduced"]
 
 
 def test_cho_intervals_match_a_bootstrap_written_out_by_hand():
@@ -441,6 +533,18 @@ def test_the_rules_write_the_intervals(tmp_path):
             assert (row["paired_gap_to_lstm_low"], row["paired_gap_to_lstm_high"]) == pytest.approx(
                 by_hand(gaps)
             )
+    split = pd.read_csv(out.split)
+    lstm, gru_w, gru_b = (ids[k] for k in ("reference_lstm", "width_matched_gru", "budget_matched_gru"))
+    for layers, rows in split.groupby("layers"):
+        by_model = models[models["layers"] == layers].set_index("model")[seeds]
+        rows = rows.set_index("component")
+        for component, (first, second) in {"structure": (lstm, gru_w), "width": (gru_w, gru_b),
+                                           "total": (lstm, gru_b)}.items():  # fmt: skip
+            per_seed = by_model.loc[first].to_numpy(float) - by_model.loc[second].to_numpy(float)
+            assert rows.loc[component, seeds].to_numpy(float) == pytest.approx(per_seed)
+            assert rows.loc[component, "seeds"] == len(seeds)
+            interval = (rows.loc[component, "low"], rows.loc[component, "high"])
+            assert interval == pytest.approx(by_hand(per_seed))
 
     cho_out = [str(tmp_path / "cho_vs_pytorch_gru.csv")]
     params = SimpleNamespace(pytorch_models=plan.questions.cho_pairs)

@@ -50,7 +50,8 @@ rule split_by_width:
 
 rule two_layers:
     """GRU against LSTM (D3, D4) at one and at two stacked layers, with each median's
-    interval over seeds and the gap to the LSTM paired by seed."""
+    interval over seeds and the gap to the LSTM paired by seed; the split, D4's table
+    at each layer count, with each part's interval paired by seed."""
     input:
         summaries=run_files(QUESTION_RUNS.two_layers, "summary.json"),
     output:

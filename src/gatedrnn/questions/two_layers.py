@@ -2,7 +2,9 @@
 
 The comparison's three models (reference LSTM, width-matched GRU, budget-matched
 GRU) are trained under a regime that stacks layers; the layer count of each run
-is the ``layers`` of its ``train_config``.
+is the ``layers`` of its ``train_config``. Each layer count's tables are D3's and
+D4's with their intervals over seeds, from the same functions
+(:mod:`gatedrnn.tables.study`: the ledger's bootstrap, paired by seed).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import pandas as pd
 
 from gatedrnn.questions.common import Log, fmt, read_summaries, signed, write_table
-from gatedrnn.tables.study import advantage_split_table, gru_vs_lstm_table, median_intervals, paired_gaps
+from gatedrnn.tables.study import advantage_split_intervals, gru_vs_lstm_table, median_intervals, paired_gaps
 
 
 def two_layers_tables(summaries: list[dict], lstm: str, gru_same_width: str, gru_same_budget: str):
@@ -26,7 +28,12 @@ def two_layers_tables(summaries: list[dict], lstm: str, gru_same_width: str, gru
     ``gap_to_lstm``: ``paired_gap_to_lstm`` (median over seeds of the LSTM's loss
     minus this model's at the same seed), ``_low``, ``_high``
     (:func:`~gatedrnn.tables.study.paired_gaps`; empty on the LSTM's rows);
-    ``split`` is D4's split per layer count (of the medians).
+    ``split`` is D4's table per layer count (``layers`` first, then
+    :func:`~gatedrnn.tables.study.advantage_split_intervals`' columns): the parts
+    as differences of medians (``loss_difference``, ``share_of_total``), then each
+    part seed by seed on the ``seeds`` all three models ran at that layer count
+    (``paired_median, low, high``: its median over seeds and 95 % paired bootstrap
+    interval; ``seed_<s>``: the part at seed s).
     """
     frame = pd.DataFrame(summaries)
     frame["layers"] = [s["train_config"]["layers"] for s in summaries]
@@ -37,7 +44,7 @@ def two_layers_tables(summaries: list[dict], lstm: str, gru_same_width: str, gru
         lstm_median = table.set_index("model").loc[lstm, "median"]
         table["gap_to_lstm"] = lstm_median - table["median"]
         tables.append(table)
-        split = advantage_split_table(table, lstm, gru_same_width, gru_same_budget)
+        split = advantage_split_intervals(table, lstm, gru_same_width, gru_same_budget)
         split.insert(0, "layers", int(layers))
         splits.append(split)
     models = pd.concat(tables, ignore_index=True)

@@ -135,8 +135,11 @@ SECTIONS = (
             "Best validation loss (nats/char); gap_to_lstm = LSTM median - this median "
             "(positive: better than the LSTM)."),
     Section("questions", "G3: the advantage split, one layer against two", "two_layers_split.csv",
-            ("layers", "component", "comparison", "loss_difference", "share_of_total"),
-            "D4's split at each layer count."),
+            ("layers", "component", "comparison", "loss_difference", "share_of_total", "paired_median", "low",
+             "high"),
+            "D4's split at each layer count (differences of median losses; each part seed by seed with its "
+            "interval where the table has them). The ledger judges the two-layer share seed by seed from "
+            "two_layers.csv, only where both parts are positive."),
     Section("questions", "G4: training four times longer", "longer_training.csv",
             ("model", "seed", "steps", "best_val_loss", "best_step", "final_val_loss", "turned",
              "keep_gate_mean", "half_life_median", "half_life_max", "coupling_corr"),
