@@ -103,6 +103,20 @@ cleanup() {
     stop_pid slurmd "$SLURMD_PID"
     stop_pid slurmctld "$SLURMCTLD_PID"
     stop_pid munged "$MUNGED_PID"
+    # A requeued job's first Snakemake can outlive its job: proctrack/linuxproc follows
+    # parents, and the job step's Snakemake is reparented when its step ends. Every
+    # process of this test names $WORK (its own temporary folder) on its command line.
+    local left
+    left=$(pgrep -f -- "$WORK" || true)
+    if [ -n "$left" ]; then
+        say "stopping processes left by the jobs: $(echo $left)"
+        pkill -TERM -f -- "$WORK" 2>/dev/null || true
+        for _ in $(seq 1 20); do
+            pgrep -f -- "$WORK" >/dev/null || break
+            sleep 0.25
+        done
+        pkill -KILL -f -- "$WORK" 2>/dev/null || true
+    fi
     # With a slurm.conf but no controller, every `scontrol` waits ~10 s for an
     # answer, and the SLURM executor plugin runs one each time Snakemake starts:
     # remove the test cluster's config so later Snakemake runs here stay fast.
