@@ -8,9 +8,15 @@ import numpy as np
 import pytest
 import torch
 
+from gatedrnn.analysis.perturbation import (
+    cell_state_decay,
+    hidden_state_decay,
+    perturb_one_char,
+    state_half_life,
+    trained_model_reach,
+)
 from gatedrnn.analysis.reach import char_model_gradient_reach
 from gatedrnn.analysis.stats import (
-    cell_state_decay,
     coupling_histogram,
     coupling_stats,
     curve_half_life,
@@ -20,12 +26,8 @@ from gatedrnn.analysis.stats import (
     gate_summary_table,
     gradient_reach_summary,
     half_life,
-    hidden_state_decay,
     histogram_departure,
-    perturb_one_char,
     relative_curve,
-    state_half_life,
-    trained_model_reach,
     unit_gate_summary,
     unit_half_lives,
     unit_means,

@@ -25,14 +25,15 @@ import torch
 from conftest import copy_tree, run_snakemake
 from faults.runs import smoke_config, write_config
 
-from gatedrnn.analysis.gates import load_gates, save_gates
+from gatedrnn.analysis.gate_files import load_gates, save_gates
 from gatedrnn.errors import CorpusError
 from gatedrnn.io.corpus import CorpusSpec, write_corpus
 from gatedrnn.io.files import FolderInUse, exclusive_folder_lock, read_json
 from gatedrnn.io.reading import corpus_splits, load_corpus
 from gatedrnn.io.records import read_gate_check, read_summaries, read_table
 from gatedrnn.io.variants import write_prefix_corpus
-from gatedrnn.tables.gates import load_probe_gates, probe_set, write_probe_gates
+from gatedrnn.tables.gates import load_probe_gates
+from gatedrnn.tables.probe_gates import probe_set, write_probe_gates
 from gatedrnn.train.loop import load_model
 from gatedrnn.train.pipeline import train_one
 

@@ -12,13 +12,12 @@ import torch
 import yaml
 from conftest import SMOKE_CONFIG
 
-from gatedrnn.analysis.gates import ProbeGates, load_gates
+from gatedrnn.analysis.gate_files import ProbeGates, load_gates
 from gatedrnn.analysis.stats import CHANGE_POSITION, DECAY_STEPS
 from gatedrnn.core.model import CharModel
 from gatedrnn.core.registry import BUILTIN_CELLS
 from gatedrnn.report import gates as gate_plots
 from gatedrnn.tables.gates import (
-    CHECK_TOLERANCE,
     GATE_TABLE_COLUMNS,
     MANUAL_CHECK_COLUMNS,
     coupling_histogram_table,
@@ -31,7 +30,6 @@ from gatedrnn.tables.gates import (
     parse_name,
     unit_gates_table,
     unit_half_lives_table,
-    write_probe_gates,
 )
 from gatedrnn.tables.perturbation import (
     cell_decay_table,
@@ -40,6 +38,7 @@ from gatedrnn.tables.perturbation import (
     forget_bias_sweep_table,
     hidden_decay_table,
 )
+from gatedrnn.tables.probe_gates import CHECK_TOLERANCE, write_probe_gates
 
 torch.set_num_threads(1)
 
@@ -158,7 +157,7 @@ def test_write_probe_gates_saves_gates_and_checks_them(tmp_path, cell):
 
 
 def test_write_probe_gates_refuses_a_model_whose_states_do_not_match(tmp_path, monkeypatch):
-    import gatedrnn.tables.gates as gt
+    import gatedrnn.tables.probe_gates as gt
 
     directory = save_model(tmp_path, "gru")
     real = gt.manual_step_check
@@ -265,7 +264,7 @@ def test_unit_half_lives_of_lstm_f_and_gru_z():
 
 
 def test_load_probe_gates_reads_names(tmp_path):
-    from gatedrnn.analysis.gates import save_gates
+    from gatedrnn.analysis.gate_files import save_gates
 
     rng = np.random.default_rng(2)
     path = tmp_path / "results/gates/default/lstm_w5_s3.npz"

@@ -6,12 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from gatedrnn.analysis.gates import (
-    extract_gates,
-    load_gates,
-    manual_step_check,
-    save_gates,
-)
+from gatedrnn.analysis.gate_files import load_gates, save_gates
+from gatedrnn.analysis.gates import extract_gates, manual_step_check
 from gatedrnn.core.model import CharModel
 from gatedrnn.core.registry import BUILTIN_CELLS
 

@@ -14,14 +14,8 @@ import yaml
 from conftest import SMOKE_CONFIG
 
 from gatedrnn.analysis import memory_check as mc
-from gatedrnn.analysis.stats import (
-    CHANGE_POSITION,
-    DECAY_STEPS,
-    cell_state_decay,
-    curve_half_life,
-    state_half_life,
-    trained_model_reach,
-)
+from gatedrnn.analysis.perturbation import cell_state_decay, state_half_life, trained_model_reach
+from gatedrnn.analysis.stats import CHANGE_POSITION, DECAY_STEPS, curve_half_life
 from gatedrnn.core.model import CharModel, set_forget_bias
 from gatedrnn.tables.memory_check import forget_bias_memory_check_table
 

@@ -433,7 +433,7 @@ def test_the_answers_name_the_folder_their_tables_are_in(tmp_path):
 
 
 def test_longer_training_reads_the_base_step_from_each_history():
-    from gatedrnn.analysis.gates import ProbeGates
+    from gatedrnn.analysis.gate_files import ProbeGates
 
     rng = np.random.default_rng(0)
     gates = {k: rng.uniform(0.2, 0.8, (2, 6, 3)) for k in "ifgo"}

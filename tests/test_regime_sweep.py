@@ -14,7 +14,7 @@ import pytest
 import yaml
 from conftest import DEFAULT_CONFIG, REPO, SMOKE_CONFIG, run_snakemake
 
-from gatedrnn.analysis.gates import ProbeGates
+from gatedrnn.analysis.gate_files import ProbeGates
 from gatedrnn.claims import (
     Claim,
     ClaimError,

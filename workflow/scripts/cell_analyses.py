@@ -8,7 +8,8 @@ import torch
 from gatedrnn.io.files import read_json
 from gatedrnn.scripting import run_logged
 from gatedrnn.tables.cells import cell_analyses_table
-from gatedrnn.tables.gates import load_probe_gates, probe_set
+from gatedrnn.tables.gates import load_probe_gates
+from gatedrnn.tables.probe_gates import probe_set
 from gatedrnn.train.config import shared_vocabulary
 from gatedrnn.train.loop import load_model
 

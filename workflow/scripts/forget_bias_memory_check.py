@@ -5,8 +5,8 @@ from pathlib import Path
 
 from gatedrnn.io.files import read_json
 from gatedrnn.scripting import run_logged
-from gatedrnn.tables.gates import probe_set
 from gatedrnn.tables.memory_check import forget_bias_memory_check_table
+from gatedrnn.tables.probe_gates import probe_set
 from gatedrnn.train.config import shared_vocabulary
 
 

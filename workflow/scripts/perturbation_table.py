@@ -7,7 +7,7 @@ import torch
 
 from gatedrnn.scripting import run_logged
 from gatedrnn.tables import perturbation
-from gatedrnn.tables.gates import probe_set
+from gatedrnn.tables.probe_gates import probe_set
 from gatedrnn.train.config import shared_vocabulary
 
 TABLES = {

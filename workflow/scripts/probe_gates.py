@@ -1,5 +1,5 @@
 """Rule gates: one trained model's gates on the probe set, and its manual step check
-(gatedrnn.tables.gates.write_probe_gates)."""
+(gatedrnn.tables.probe_gates.write_probe_gates)."""
 
 from pathlib import Path
 
@@ -7,7 +7,7 @@ import torch
 
 from gatedrnn.io.files import read_json
 from gatedrnn.scripting import run_logged
-from gatedrnn.tables.gates import probe_set, write_probe_gates
+from gatedrnn.tables.probe_gates import probe_set, write_probe_gates
 from gatedrnn.train.config import trained_vocabulary
 
 

@@ -26,34 +26,37 @@ produced h_t from the input read at ``t`` and h_{t-1}.
 study's models have one layer, where layer 0 is also the last). For a layer
 above 0 the layer's input is the hidden sequence of the layer below, obtained by
 running single-layer copies of the lower layers.
+
+Saving and reading the gates (:class:`ProbeGates`, :func:`save_gates`, :func:`load_gates`)
+lives in :mod:`gatedrnn.analysis.gate_files`, which the readers import without torch.
 """
 
 from __future__ import annotations
 
-import json
-import zipfile
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 
 import numpy as np
 import torch
 from torch import nn
 
+# Saved gates are read without torch (gatedrnn.analysis.gate_files); their names stay
+# importable from here for code written before the split (issue #50).
+from gatedrnn.analysis.gate_files import (  # noqa: F401
+    ProbeGates,
+    coupling_pair,
+    keep_gate,
+    load_gates,
+    probe_spec,
+    save_gates,
+)
 from gatedrnn.core.interface import Layers, RecurrentCell
 from gatedrnn.core.model import CharModel
-from gatedrnn.core.registry import CellSpec, cell_spec, load_cell_class
+from gatedrnn.core.registry import load_cell_class
 
 # The cells whose gates are recomputed in one batched product from PyTorch's own module
 # (below); every other cell's gates come from its own step (gatedrnn.core.interface).
 BATCHED = ("lstm", "gru", "rnn")
-
-
-def probe_spec(probe) -> CellSpec:
-    """The declared gates of the cell a :class:`ProbeGates` (or a summary) is of."""
-    identity = probe.identity if isinstance(probe, ProbeGates) else probe
-    cell = probe.cell if isinstance(probe, ProbeGates) else probe["cell"]
-    return cell_spec(identity.get("cell_path") or cell)
 
 
 def layer_cell(model: CharModel, layer: int) -> RecurrentCell:
@@ -288,94 +291,3 @@ def manual_step_check(model: CharModel, tokens: torch.Tensor, layer: int = 0) ->
         "units": int(run.hidden.shape[2]),
         "dtype": str(run.hidden.dtype).removeprefix("torch."),
     }
-
-
-@dataclass
-class ProbeGates:
-    """Gates saved for a probe set: arrays (B, T, H), token ids (B, T), text lines."""
-
-    cell: str
-    layer: int
-    gates: dict[str, np.ndarray]
-    tokens: np.ndarray
-    lines: list[str]
-    # the run the gates are of (model, seed, regime, width, corpus_sha256); {} if unrecorded
-    identity: dict = field(default_factory=dict)
-
-
-def save_gates(
-    path: str | Path,
-    gates: dict[str, np.ndarray],
-    tokens,
-    lines: list[str],
-    cell: str,
-    layer: int = 0,
-    keys: tuple[str, ...] | None = None,
-    identity: dict | None = None,
-) -> None:
-    """Write gates (float32), the probe token ids and probe text to a compressed ``.npz``.
-
-    ``keys`` selects which arrays to keep (default: all of ``gates``); pass
-    ``GATE_NAMES[cell]`` to drop the states and keep the file small. Arrays are
-    stored as ``gate_<name>``; no pickled objects, so loading needs no
-    ``allow_pickle``. ``identity`` (the run's model, seed, regime, width, corpus
-    checksum) is stored as JSON, for the readers to check the file is the run they want.
-    """
-    keys = tuple(gates) if keys is None else tuple(keys)
-    tokens = np.asarray(tokens.cpu() if isinstance(tokens, torch.Tensor) else tokens)
-    lines = list(lines)
-    if len(lines) != tokens.shape[0]:
-        raise ValueError(f"{len(lines)} text lines for {tokens.shape[0]} token rows")
-    arrays = {f"gate_{k}": np.asarray(gates[k], dtype=np.float32) for k in keys}
-    for name, value in arrays.items():
-        if value.shape[:2] != tokens.shape:
-            raise ValueError(f"{name} has shape {value.shape}, tokens {tokens.shape}")
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "wb") as handle:
-        np.savez_compressed(
-            handle,
-            cell=np.array(cell),
-            layer=np.array(layer, dtype=np.int64),
-            tokens=tokens.astype(np.int64),
-            lines=np.array(lines, dtype=str),
-            identity=np.array(json.dumps(identity or {}, sort_keys=True)),
-            **arrays,
-        )
-
-
-def load_gates(path: str | Path) -> ProbeGates:
-    """Read a file written by :func:`save_gates`; an empty, truncated or damaged file
-    is a ValueError naming it (not numpy's bare EOFError or BadZipFile)."""
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            gates = {k.removeprefix("gate_"): data[k] for k in data.files if k.startswith("gate_")}
-            return ProbeGates(
-                cell=str(data["cell"]),
-                layer=int(data["layer"]),
-                gates=gates,
-                tokens=data["tokens"],
-                lines=[str(line) for line in data["lines"]],
-                identity=json.loads(str(data["identity"])) if "identity" in data.files else {},
-            )
-    except (EOFError, OSError, ValueError, KeyError, zipfile.BadZipFile) as err:
-        raise ValueError(
-            f"gates file {path} cannot be read ({type(err).__name__}: {err}): it is empty, truncated "
-            "or damaged; delete it and rerun the workflow, which writes it again"
-        ) from None
-
-
-def keep_gate(probe: ProbeGates, what: str) -> np.ndarray:
-    """The declared keep gate's values (B, T, H); ValueError if the cell has none."""
-    spec = probe_spec(probe)
-    if spec.keep_gate is None:
-        raise ValueError(f"{what} needs a keep gate, and a {probe.cell} declares none")
-    return probe.gates[spec.keep_gate]
-
-
-def coupling_pair(probe: ProbeGates, what: str) -> tuple[np.ndarray, np.ndarray]:
-    """The first declared coupling candidate (a, b), tie a = 1 - b; ValueError if none."""
-    spec = probe_spec(probe)
-    if not spec.couplings:
-        raise ValueError(f"{what} needs a coupling candidate, and a {probe.cell} declares none")
-    a, b = spec.couplings[0]
-    return probe.gates[a], probe.gates[b]

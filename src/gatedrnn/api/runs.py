@@ -28,7 +28,7 @@ from gatedrnn.core.data import Vocabulary
 from gatedrnn.core.model import CharModel
 from gatedrnn.io.files import read_json
 from gatedrnn.io.reading import load_corpus
-from gatedrnn.tables.gates import probe_set
+from gatedrnn.tables.probe_gates import probe_set
 from gatedrnn.train.checkpoints import CHECKPOINT_NAME, FINAL_STATE_NAME, verify_archive
 from gatedrnn.train.config import trained_vocabulary
 from gatedrnn.train.loop import load_model

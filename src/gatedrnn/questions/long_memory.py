@@ -3,7 +3,8 @@
 Models are trained on :func:`gatedrnn.io.synthetic.copy_task` text (written by
 :func:`gatedrnn.io.synthetic.write_copy_task_corpus`); "recall" positions are
 those holding a key whose copy source lies ``distance`` characters back inside
-the same probe line; recall loss and accuracy are measured there.
+the same probe line; recall loss and accuracy are measured there. The report's
+sentences, from the table alone, are :mod:`gatedrnn.questions.long_memory_words`.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from gatedrnn.analysis.gates import extract_gates
 from gatedrnn.core.data import fixed_windows
 from gatedrnn.io.reading import corpus_splits
 from gatedrnn.io.synthetic import COPY_KEYS, copy_task_loss_bounds
-from gatedrnn.questions.common import Log, fmt, keep_gate_stats, read_summaries, write_table
+from gatedrnn.questions.common import Log, keep_gate_stats, read_summaries, write_table
 from gatedrnn.train.config import shared_vocabulary
 from gatedrnn.train.loop import load_model
 
@@ -152,38 +153,3 @@ def write_long_memory_table(
     )
     write_table(table, out, log)
     return table
-
-
-def long_memory_sentences(table: pd.DataFrame) -> list[str]:
-    """One sentence per model: recall, gates and losses at each forget bias."""
-    out = []
-    for model, group in table.groupby("model", sort=False):
-        parts = []
-        for bias, rows in group.groupby("forget_bias", sort=True):
-            med = rows.median(numeric_only=True)
-            corpus = (
-                f"; on the default corpus {fmt(med['default_corpus_best_val_loss'])}"
-                if not math.isnan(med["default_corpus_best_val_loss"])
-                else ""
-            )
-            # the median and every seed: a median above chance may hide a seed below it
-            seeds = ", ".join(fmt(v, 3) for v in rows["recall_accuracy"])
-            above = int((rows["recall_accuracy"] > rows["recall_chance_accuracy"]).sum())
-            parts.append(
-                f"forget bias {bias:g}: recall accuracy {fmt(med['recall_accuracy'], 3)} (seeds {seeds}; "
-                f"{above} of {len(rows)} above chance, {fmt(med['recall_chance_accuracy'], 3)}), "
-                f"recall loss {fmt(med['recall_loss'], 3)} (chance "
-                f"{fmt(med['recall_chance_loss'], 3)}), mean {rows['keep_gate'].iloc[0]} gate "
-                f"{fmt(med['keep_gate_mean'], 3)}, median unit half-life {fmt(med['half_life_median'], 2)} "
-                f"(max {fmt(med['half_life_max'], 2)}; {fmt(med['units_half_life_ge_distance'], 0)} of "
-                f"{int(med['units'])} units reach the distance), "
-                f"best validation loss {fmt(med['best_val_loss'])}"
-                f"{corpus}"
-            )
-        first = group.iloc[0]
-        out.append(
-            f"On the copy task (a key repeated {int(first['distance'])} characters later; best possible loss "
-            f"{fmt(first['loss_perfect'])}, {fmt(first['loss_no_key_memory'])} without the key's memory), "
-            f"{model}: " + "; ".join(parts) + "."
-        )
-    return out

@@ -11,10 +11,10 @@ from gatedrnn.io.records import read_table
 from gatedrnn.questions.cho_gru import cho_gru_sentences
 from gatedrnn.questions.common import Log
 from gatedrnn.questions.coupled_gates import coupled_gates_sentences
-from gatedrnn.questions.long_memory import long_memory_sentences
+from gatedrnn.questions.long_memory_words import long_memory_sentences
 from gatedrnn.questions.longer_training import longer_training_sentences
 from gatedrnn.questions.model_normalisation import model_normalisation_sentences
-from gatedrnn.questions.reset_gate import reset_gate_sentences
+from gatedrnn.questions.reset_gate_words import reset_gate_sentences
 from gatedrnn.questions.split_by_width import split_by_width_sentences
 from gatedrnn.questions.two_layers import two_layers_sentences
 

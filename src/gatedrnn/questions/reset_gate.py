@@ -7,6 +7,7 @@
   at the same width token and seed, best validation loss.
 
 ``loss_difference`` is the variant minus its reference (positive: the variant is worse).
+The report's sentences, from the table alone, are :mod:`gatedrnn.questions.reset_gate_words`.
 """
 
 from __future__ import annotations
@@ -21,13 +22,9 @@ from gatedrnn.core.cells import windows_loss
 from gatedrnn.core.data import validation_windows
 from gatedrnn.io.reading import corpus_splits
 from gatedrnn.questions.common import (
-    MEDIAN,
     Log,
-    fmt,
     median_rows,
     read_summaries,
-    seeds_in,
-    signed,
     write_table,
 )
 from gatedrnn.train.config import trained_vocabulary
@@ -121,27 +118,3 @@ def write_reset_gate_table(
     table = reset_gate_table(pinned, read_summaries(noreset), read_summaries(gru))
     write_table(table, out, log)
     return table
-
-
-def reset_gate_sentences(table: pd.DataFrame) -> list[str]:
-    """One sentence per comparison, from its median row."""
-    out = []
-    medians = table[table["seed"].astype(str) == MEDIAN]
-    for _, row in medians.iterrows():
-        n = seeds_in(table[table["comparison"] == row["comparison"]])
-        if row["comparison"] == "reset_pinned_to_1":
-            out.append(
-                f"Pinning the reset gate of the trained {row['reference_model']} to 1 (no retraining) "
-                "moves its "
-                f"validation loss from {fmt(row['reference_loss'])} to {fmt(row['loss'])} nats/char "
-                f"({signed(row['loss_difference'])}, median of {n} seeds)."
-            )
-        else:
-            out.append(
-                f"Trained without a reset, {row['model']} (width {int(row['width'])}, {int(row['params']):,} "
-                f"parameters) reaches {fmt(row['loss'])} against {fmt(row['reference_loss'])} for "
-                f"{row['reference_model']} (width {int(row['reference_width'])}, "
-                f"{int(row['reference_params']):,}): "
-                f"{signed(row['loss_difference'])} nats/char (median of {n} seeds)."
-            )
-    return out

@@ -23,7 +23,8 @@ import numpy as np
 import pandas as pd
 import torch
 
-from gatedrnn.analysis.gates import ProbeGates, probe_spec
+from gatedrnn.analysis.gate_files import ProbeGates, probe_spec
+from gatedrnn.analysis.perturbation import hidden_state_decay
 from gatedrnn.analysis.reach import (
     REACH_BATCH,
     REACH_HIDDEN,
@@ -37,7 +38,6 @@ from gatedrnn.analysis.stats import (
     curve_half_life,
     gate_summary,
     gradient_reach_summary,
-    hidden_state_decay,
     unit_gate_summary,
 )
 from gatedrnn.core.registry import load_cell_class

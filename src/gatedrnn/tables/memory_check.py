@@ -2,7 +2,7 @@
 ``forget_bias_memory_check.csv``).
 
 Per sweep model, the E3 measure as the sweep table computes it
-(:func:`gatedrnn.analysis.stats.trained_model_reach`, through ``nn.LSTM``) beside the
+(:func:`gatedrnn.analysis.perturbation.trained_model_reach`, through ``nn.LSTM``) beside the
 independent computation of :mod:`gatedrnn.analysis.memory_check` (the LSTM equations
 step by step in float64 from the saved weights), and the trained gate and cell-state
 statistics that tell whether training or the measure explains a result. The columns
@@ -17,7 +17,8 @@ import pandas as pd
 import torch
 
 from gatedrnn.analysis.memory_check import memory_check, read_lstm_weights
-from gatedrnn.analysis.stats import CHANGE_POSITION, DECAY_STEPS, trained_model_reach
+from gatedrnn.analysis.perturbation import trained_model_reach
+from gatedrnn.analysis.stats import CHANGE_POSITION, DECAY_STEPS
 from gatedrnn.tables.perturbation import check_perturbation_fits, forget_bias_of
 from gatedrnn.train.loop import load_model
 

@@ -1,21 +1,22 @@
 """The perturbation tables of trained models (C4, E1, E3): one character of every probe
 line changed, the state difference followed for ``DECAY_STEPS`` steps
-(:mod:`gatedrnn.analysis.stats`), and for the forget-bias sweep the reach of the
-trained model's gradient."""
+(:mod:`gatedrnn.analysis.perturbation`), and for the forget-bias sweep the reach of the
+trained model's gradient.
+
+The forget-bias sweep (E3): b = 0 is the grid's own LSTM, trained with
+PyTorch's default initialisation, whose forget-gate biases (bias_ih + bias_hh)
+are uniform around 0 (so f starts near sigmoid(0) = 0.5); the other values
+are regimes that set the bias_ih forget slice to b and bias_hh's to 0. The
+``init`` column says which (``pytorch_default`` or ``forget_bias``).
+"""
 
 from __future__ import annotations
 
 import pandas as pd
 import torch
 
-from gatedrnn.analysis.stats import (
-    CHANGE_POSITION,
-    DECAY_STEPS,
-    cell_state_decay,
-    curve_half_life,
-    hidden_state_decay,
-    trained_model_reach,
-)
+from gatedrnn.analysis.perturbation import cell_state_decay, hidden_state_decay, trained_model_reach
+from gatedrnn.analysis.stats import CHANGE_POSITION, DECAY_STEPS, curve_half_life
 from gatedrnn.train.loop import load_model
 
 
@@ -76,7 +77,7 @@ def forget_bias_sweep_table(models, forget_biases: dict[str, float | None], toke
 
     ``forget_biases`` maps a regime to its ``train.forget_bias`` (``None``: the
     default initialisation, see :func:`forget_bias_of`). Reach is
-    :func:`gatedrnn.analysis.stats.trained_model_reach` on the probe set:
+    :func:`gatedrnn.analysis.perturbation.trained_model_reach` on the probe set:
     ``state_half_life`` (E1's measure) and the gradient of the last hidden state
     back over the whole probe line (``grad_*``). Rows sorted by forget bias, seed.
     """

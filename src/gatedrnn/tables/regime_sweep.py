@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from gatedrnn.analysis.gates import ProbeGates
+from gatedrnn.analysis.gate_files import ProbeGates
 from gatedrnn.analysis.stats import (
     LONG_HALF_LIFE,
     PERCENTILES,
