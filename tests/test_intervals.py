@@ -20,6 +20,7 @@ from gatedrnn.analysis.intervals import (
     interval_verdict,
     median_interval,
     paired_difference_interval,
+    share_text,
     share_verdict,
 )
 from gatedrnn.claims import Claim
@@ -79,6 +80,25 @@ def test_interval_verdict_branches(low, high, verdict):
 )
 def test_share_verdict_branches(share, verdict):
     assert share_verdict(share) == verdict
+
+
+@pytest.mark.parametrize(
+    "share, text",
+    [
+        (0.9494, "0.949"),
+        (0.9495, "0.9495"),
+        (0.95, "0.95"),
+        (0.9505, "0.95"),
+        (0.0504, "0.0504"),
+        (0.0512, "0.051"),
+        (0.73, "0.73"),
+        (1.0, "1.00"),
+    ],  # fmt: skip
+)
+def test_a_printed_share_never_reads_as_the_other_verdict(share, text):
+    # two decimals unless rounding would carry the share across a threshold
+    assert share_text(share) == text
+    assert share_verdict(float(text)) == share_verdict(share)
 
 
 # --------------------------------------------------------------------------- on constructed tables

@@ -105,6 +105,17 @@ def share_verdict(share: float, holds: float = HOLDS) -> str:
     return "inconclusive"
 
 
+def share_text(share: float, holds: float = HOLDS) -> str:
+    """A finding's share of bootstraps, to two decimals unless rounding would carry it
+    across a verdict's threshold (0.9494 is ``0.949``, not a ``0.95`` that reads as
+    holding); a share of ``BOOTSTRAPS`` resamples is exact at four decimals."""
+    for digits in (2, 3):
+        text = f"{share:.{digits}f}"
+        if share_verdict(float(text), holds) == share_verdict(share, holds):
+            return text
+    return f"{share:.4f}"
+
+
 def coverage(
     draw: Callable[[np.random.Generator], np.ndarray], truth: float, runs: int, seed: int = 0, **kwargs
 ) -> float:

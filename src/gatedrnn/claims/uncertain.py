@@ -29,6 +29,7 @@ from gatedrnn.analysis.intervals import (
     bootstrap,
     interval_verdict,
     percentile_interval,
+    share_text,
     share_verdict,
 )
 from gatedrnn.claims.bands import Band, floor_width, format_value, from_scale, scale_of, to_scale
@@ -59,7 +60,7 @@ class Uncertain:
         if not math.isnan(self.share):
             if not self.seeds:
                 return "no seeds in its tables: the point decides"
-            return f"holds in {self.share:.2f} of bootstraps{over}"
+            return f"holds in {share_text(self.share)} of bootstraps{over}"
         if math.isnan(self.low):
             return "no seeds" if not self.seeds else ""
         return f"[{format_value(self.low)}, {format_value(self.high)}]{over}"

@@ -105,14 +105,29 @@ def _inconclusive_sentence(ledger: pd.DataFrame) -> str:
     open_rows = ledger[ledger["verdict"].eq("inconclusive") & ledger["kind"].isin(["value", "finding"])]
     if open_rows.empty:
         return "No trained verdict is inconclusive."
+    values = open_rows[open_rows["kind"].eq("value")]
     findings = open_rows[open_rows["kind"].eq("finding")]
-    named = [f"`{r.id}` ({r.interval.split(' of ')[0]})" for r in findings.itertuples()]
-    text = f"{len(open_rows)} trained verdicts are inconclusive: their intervals cross a margin's edge"
-    if named:
-        text += ", or the finding holds in some seed bootstraps and not others: " + ", ".join(named)
+    parts = []
+    if len(values):
+        named = ", ".join(f"`{r.id}`" for r in values.itertuples())
+        parts.append(f"{_count(len(values), 'value')} whose interval crosses a margin's edge ({named})")
+    if len(findings):
+        named = ", ".join(f"`{r.id}` ({r.interval.split(' of ')[0]})" for r in findings.itertuples())
+        holds = "holds" if len(findings) == 1 else "hold"
+        parts.append(
+            f"{_count(len(findings), 'finding')} that {holds} in some seed bootstraps, not others ({named})"
+        )
     seeds = sorted({int(m) for m in re.findall(r"over (\d+) seeds", " ".join(open_rows["interval"]))})
     now = f" (now {seeds[0]})" if len(seeds) == 1 else ""
-    return text + f"; more seeds of the grid's models{now} would settle them one way or the other."
+    return (
+        f"{len(open_rows)} trained verdicts are inconclusive: "
+        + ", and ".join(parts)
+        + f"; more seeds{now} would settle them one way or the other."
+    )
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def reproduce_sentences(ledger: pd.DataFrame) -> list[str]:
