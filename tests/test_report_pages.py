@@ -124,3 +124,37 @@ def test_g3_s_split_shows_d4_s_intervals_and_the_reference_s_table_as_before():
     assert "| 1 | structure | lstm_w325 - gru_w325 | " in text and f"{structure:.4g} [-0.02, 0.01] |" in text
     one_seed = committed.iloc[5]["loss_difference"] + 0.001  # no interval: the median alone
     assert text.splitlines()[-1].endswith(f"| {one_seed:.4g} |")
+
+
+def test_a_share_of_the_total_is_shown_only_where_both_parts_are_positive():
+    from gatedrnn.report.markdown import shares_judged
+
+    def split(width, structure, structure_low, width_part, width_low):
+        total = structure + width_part
+        rows = [
+            ("structure", structure, structure_low),
+            ("width", width_part, width_low),
+            ("total", total, 0.0),
+        ]
+        return [
+            {"reference_width": width, "component": c, "loss_difference": v, "share_of_total": v / total,
+             "paired_median": v, "low": low, "high": v + 0.01}
+            for c, v, low in rows
+        ]  # fmt: skip
+
+    # at 325 both parts' intervals lie above zero; at 512 the structure part's crosses it
+    table = pd.DataFrame(split(325, 0.01, 0.004, 0.02, 0.01) + split(512, 0.01, -0.002, 0.02, 0.01))
+    judged, left_out = shares_judged(table)
+    shares = judged.set_index(["reference_width", "component"])["share_of_total"]
+    assert shares[(325, "structure")] == 0.01 / 0.03 and shares[(325, "total")] == 1.0
+    assert shares.loc[512].isna().all()
+    assert left_out == ["reference_width 512: structure 0.01 [-0.002, 0.02]"]
+    # a table without intervals (one seed, or made before them) is judged on the parts themselves
+    old = table.drop(columns=["paired_median", "low", "high"]).assign(low=float("nan"))
+    old.loc[old["component"].eq("width") & old["reference_width"].eq(325), "loss_difference"] = -0.001
+    judged, left_out = shares_judged(old)
+    assert left_out == ["reference_width 325: width -0.001"]
+    assert judged["share_of_total"].notna().sum() == 3  # 512's parts are both positive
+    # a table with no split is left as it is
+    plain = pd.DataFrame({"model": ["lstm_w325"], "median": [1.57]})
+    assert shares_judged(plain)[0] is plain and shares_judged(plain)[1] == []

@@ -71,3 +71,36 @@ def shown_columns(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
         elif column not in apart:
             shown[column] = frame[column]
     return pd.DataFrame(shown, index=frame.index)
+
+
+# A split table's parts (D4, G2, G3): a share of the total is only a share when both are
+# positive; with a part at or below zero it passes 100 % or turns negative.
+SPLIT_PARTS = ("structure", "width")
+
+
+def shares_judged(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """A split table with ``share_of_total`` blanked wherever a part is not positive:
+    judged by the part's interval over seeds (its low end above zero) where the table
+    has one, else by the part itself. Also returns, per blanked group (a reference
+    width, a layer count), which part was not positive."""
+    if not {"share_of_total", "component"} <= set(frame.columns):
+        return frame, []
+    keys = [c for c in ("reference_width", "layers") if c in frame.columns]
+    frame = frame.copy()
+    groups = frame.groupby(keys, sort=False) if keys else [((), frame)]
+    left_out = []
+    for key, rows in groups:
+        key = key if isinstance(key, tuple) else (key,)
+        not_positive = []
+        for row in rows[rows["component"].isin(SPLIT_PARTS)].itertuples():
+            low = getattr(row, "low", math.nan)
+            if not math.isnan(low):
+                if low <= 0:
+                    not_positive.append(f"{row.component} {with_interval(row.paired_median, low, row.high)}")
+            elif not row.loss_difference > 0:
+                not_positive.append(f"{row.component} {fmt(row.loss_difference)}")
+        if not_positive:
+            frame.loc[rows.index, "share_of_total"] = math.nan
+            where = ", ".join(f"{k} {fmt(v)}" for k, v in zip(keys, key, strict=True))
+            left_out.append((f"{where}: " if where else "") + "; ".join(not_positive))
+    return frame, left_out

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from gatedrnn.report.markdown import fmt, markdown_table, shown_columns
+from gatedrnn.report.markdown import fmt, markdown_table, shares_judged, shown_columns
 from gatedrnn.report.published_view import (
     HEADLINE_FIGURE,
     claims_of_table,
@@ -268,6 +268,16 @@ def section_lines(reference: Path, section: Section, ledger) -> list[str]:
     lines = [f"### {section.title}", "", f"{section.caption} (`reference/tables/{section.table}`)", ""]
     lines += [*published_beside_ours(ledger, section.table), *figures_of_table(reference, section.table)]
     columns = [c for c in section.columns if c in frame.columns]
+    if "share_of_total" in columns:
+        frame, left_out = shares_judged(frame)
+        if left_out:
+            lines += [
+                "`share_of_total` is shown only where both parts are positive (their interval over "
+                "seeds wholly above zero, where the table has one); it is left out where a part is not: "
+                + "; ".join(left_out)
+                + ".",
+                "",
+            ]
     if columns:
         lines += [markdown_table(shown_columns(frame, columns)), ""]
     elif claims_of_table(ledger, section.table).empty:
