@@ -270,3 +270,30 @@ def test_the_front_figure_draws_unconfirmed_regimes_as_open_markers():
     assert not markers(old)["open"] and len(markers(old)["filled"]) == len(table)
     assert not [t for t in old.legends[0].get_texts() if "confirmed" in t.get_text()]
     plt.close(old)
+
+
+def test_the_interval_holds_its_distance_and_covers_the_expected_distance():
+    """Simulated runs: three loss terms, each drawn once around a known true difference
+    with the seed noise the target states; the block's distance must lie inside its own
+    interval (the redraw's added noise is taken off), and the interval must cover the
+    distance's expectation (true squared differences plus one unit of noise per term,
+    relative to its denominator) at least at its nominal level, within a tolerance of
+    the simulation's own error."""
+    rng = np.random.default_rng(2026)
+    sd = 0.003
+    found = [
+        Target(Summary(name, "loss", "lstm", name, "nats", "none"), 1.5, 0.0, 1, sd**2, 1)
+        for name in ("a", "b", "c")
+    ]
+    runs = 200
+    for true_difference in (0.0, 1.0 * sd, 4.0 * sd):
+        values = 1.5 + true_difference + rng.standard_normal((runs, 3)) * sd
+        regimes = pd.DataFrame(
+            [{"regime": f"r{i}", "cell": "lstm", "seeds": 1, "a": v[0], "b": v[1], "c": v[2]}
+             for i, v in enumerate(values)]
+        )  # fmt: skip
+        table = block_distances(regimes, found)
+        assert ((table["loss_low"] <= table["loss"]) & (table["loss"] <= table["loss_high"])).all()
+        expected = (true_difference / sd) ** 2 + 1.0
+        covered = ((table["loss_low"] <= expected) & (expected <= table["loss_high"])).mean()
+        assert covered >= 0.95 - 2 * math.sqrt(0.95 * 0.05 / runs), (true_difference, covered)

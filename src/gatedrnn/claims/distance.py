@@ -27,9 +27,13 @@ gate block: :func:`block_distances` says why).
 
 The interval of a block's distance is a parametric bootstrap (:data:`BOOTSTRAP`):
 every value drawn again within its own seed noise (normal, the variances above),
-the distance recomputed, its 2.5 and 97.5 percentiles; each regime has its own
-generator, seeded from the fixed seed and the regime's name, so its interval is
-bit-identical whatever else is scored beside it.
+the distance recomputed, its 2.5 and 97.5 percentiles, less the noise the redraw
+itself adds (a redrawn squared difference carries its variance once more: the mean
+of ``(v_run / n + v_study / n) / denominator`` over the terms), the lower end at
+least 0. Uncentred, the interval sat one noise unit above its distance, and a regime
+that matched the study closely printed a distance below its own interval. Each
+regime has its own generator, seeded from the fixed seed and the regime's name, so
+its interval is bit-identical whatever else is scored beside it.
 """
 
 from __future__ import annotations
@@ -225,10 +229,13 @@ def _bootstrap(
     difference = (block["value"] - block["study"]).to_numpy()
     draws = difference + generator.standard_normal((n, len(block))) * run_sd
     draws = draws - generator.standard_normal((n, len(block))) * study_sd
-    distances = np.mean(draws**2 / block["denominator"].to_numpy(), axis=1)
+    denominator = block["denominator"].to_numpy()
+    distances = np.mean(draws**2 / denominator, axis=1)
+    # the redraw adds each term's noise variance to its squared difference on average
+    added = float(np.mean((run_sd**2 + study_sd**2) / denominator))
     tail = (1 - BOOTSTRAP["level"]) / 2 * 100
-    low, high = np.percentile(distances, [tail, 100 - tail])
-    return float(low), float(high)
+    low, high = np.percentile(distances, [tail, 100 - tail]) - added
+    return max(float(low), 0.0), max(float(high), 0.0)
 
 
 def missing_columns(regimes: pd.DataFrame, block: str, found: list[Target]) -> list[str]:
