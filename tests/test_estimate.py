@@ -379,7 +379,7 @@ def test_round_two_confirmation_is_projected_at_its_bound(tmp_path):
 
     config = _default_config()
     first, second = _largest_confirmation_by_hand(config)
-    assert (first, second) == (104, 120)  # 26 round-one regimes, 30 points; 2 models at seeds 1, 2
+    assert (first, second) == (104, 160)  # 26 round-one regimes, 40 points; 2 models at seeds 1, 2
     plan = Plan.from_config(config)
     entries = confirmation_after_round_two([], [], tmp_path, [])
     assert {e["seed"] for e in entries} == {"1", "2"}  # seed 0: trained by both rounds
@@ -390,7 +390,7 @@ def test_round_two_confirmation_is_projected_at_its_bound(tmp_path):
     capped = capped_round_two_confirmation(jobs, config)
     assert len(capped) == first + second
     assert sum(j.regime in plan.regimes for j in capped) == first
-    assert {j.regime for j in capped if j.regime not in plan.regimes} == set(order[-30:])  # the costliest
+    assert {j.regime for j in capped if j.regime not in plan.regimes} == set(order[-40:])  # the costliest
     # a run the dry run lists, or one already made, is not projected again
     listed = [{"regime": "default", "cell": "lstm", "width": "w325", "seed": "1"}]
     made = tmp_path / "results/models/sgd_lr1_steps800_small/gru_budget325_s2/summary.json"
@@ -462,7 +462,8 @@ def test_the_estimate_prints_round_two_and_its_confirmation_apart_and_writes_the
     note = printed[printed.index("and after round two's front") :].splitlines()
     assert "the most it can train" in note[0] and "at protocol.confirm.seeds [0, 1, 2]" in note[0]
     assert note[1].startswith(f"{first + second} training jobs to run")
-    assert printed.startswith("2 training jobs to run") and "\n60 training jobs to run" in printed
+    bound = _default_config()["protocol"]["round_two"]["max_trainings"]
+    assert printed.startswith("2 training jobs to run") and f"\n{bound} training jobs to run" in printed
     from gatedrnn.reference.manifest import projection_against_actual
 
     projected = json.loads(out.read_text())
@@ -471,6 +472,6 @@ def test_the_estimate_prints_round_two_and_its_confirmation_apart_and_writes_the
     assert (against["jobs_projected"], against["jobs_run"]) == (2, 0)
     bounds = projected.pop("upper_bounds")
     assert projected == {"default/lstm_w24_s0": 800.0, "steps_x4/gru_budget24_s1": 2400.0}
-    assert len(bounds["round_two"]) == 60  # round two at max_trainings
+    assert len(bounds["round_two"]) == bound  # round two at max_trainings
     assert len(bounds["round_two_confirmation"]) == first + second
     assert bounds["round_two_confirmation"]["steps_x4/lstm_w325_s1"] == 2400  # continues default's 800
