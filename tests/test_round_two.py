@@ -49,12 +49,14 @@ def front(*rows) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["regime", "on_front", "near_front"])
 
 
-FRONT = front((SMALL, True, False), (ADAM, False, True), (FAR, False, False))
+NEAR = "sgd_lr0.3_steps800"
+FRONT = front((SMALL, True, False), (ADAM, True, False), (NEAR, False, True), (FAR, False, False))
 
 
 def test_points_follow_the_front():
     points = round_two_points(FRONT, config_with())
-    # neither on the front nor near it: nothing around it
+    # only near the front (more seeds decide it, round two's confirmation), or neither
+    # on it nor near it: nothing around it
     assert list(dict.fromkeys(points["from_regime"])) == [SMALL, ADAM]
     sgd = points[points["from_regime"] == SMALL].set_index("regime")
     # finer learning rates around the point, on its own corpus
@@ -192,8 +194,8 @@ def test_estimate_projects_the_largest_round_two_until_its_checkpoint_has_run(tm
 def test_round_two_is_bounded_by_max_trainings():
     plan = Plan.from_config(DEFAULT)
     bound = DEFAULT["protocol"]["round_two"]["max_trainings"]
-    # a front like the committed reference's (sgd 1 x 800 on the small corpus, adam 0.0005 near it) fits
-    points = round_two_points(front((SMALL, True, False), (ADAM, False, True)), DEFAULT)
+    # a front of two (sgd 1 x 800 on the small corpus, adam 0.0005) fits; one near it adds nothing
+    points = round_two_points(front((SMALL, True, False), (ADAM, True, False), (NEAR, False, True)), DEFAULT)
     runs = plan.round_two_runs(points["regime"])
     assert (len(points), len(runs)) == (19, 38) and round_two_trainings(len(points), DEFAULT) == len(runs)
     assert len(runs) <= bound
@@ -219,7 +221,7 @@ def test_round_two_is_bounded_by_max_trainings():
     seeded = copy.deepcopy(DEFAULT)
     seeded["protocol"]["round_two"].update(seeds=[0, 1, 2], max_trainings=113)
     with pytest.raises(ConfigError, match=r"asks round two for 114 trainings \(19 points around 2 regimes"):
-        round_two_points(front((SMALL, True, False), (ADAM, False, True)), seeded)
+        round_two_points(front((SMALL, True, False), (ADAM, True, False)), seeded)
 
 
 def test_the_checkpoint_refuses_a_round_too_large_before_it_writes_a_plan(tmp_path, capfd):

@@ -2,8 +2,10 @@
 
 Round one (the regime sweep, the small corpus, the confirmation) ends in a front of
 regimes (:mod:`gatedrnn.claims.front`, ``protocol_front.csv``). Round two trains the
-sweep's two models at points around each regime on the front or near it, along the
-axes of ``protocol.round_two`` (config/config.yaml gives each one's reason):
+sweep's two models at points around each regime on the front, along the axes of
+``protocol.round_two`` (config/config.yaml gives each one's reason). A regime only
+*near* the front (seed noise could put it there) is not explored around: whether it
+belongs there is a question for more seeds, which round two's confirmation trains it at.
 
 - ``lr_factors``: finer learning rates, the regime's rate times each factor;
 - ``small_corpus_chars``: other corpus sizes (the corpus's first characters), around a
@@ -133,8 +135,9 @@ def possible_round_two_points(config: Mapping) -> list[dict]:
 
 
 def front_regimes(front: pd.DataFrame) -> list[str]:
-    """The regimes of ``front`` (a ``protocol_front.csv``) on the front or near it, in its order."""
-    chosen = front[front["on_front"].astype(bool) | front["near_front"].astype(bool)]
+    """The regimes of ``front`` (a ``protocol_front.csv``) on the front, in its order (a
+    regime near it is confirmed at more seeds, not explored around: module docstring)."""
+    chosen = front[front["on_front"].astype(bool)]
     return list(dict.fromkeys(chosen["regime"]))
 
 
@@ -160,7 +163,7 @@ def refuse_too_many(points: pd.DataFrame, config: Mapping) -> None:
 
 def round_two_points(front: pd.DataFrame, config: Mapping) -> pd.DataFrame:
     """The points round two trains (``ROUND_TWO_COLUMNS``): around every regime of
-    ``front`` on the front or near it, in the front's order. Refuses a front regime
+    ``front`` on the front, in the front's order. Refuses a front regime
     that is not a round-one regime of ``config`` (a front from another config), and a
     round of more trainings than ``protocol.round_two.max_trainings``."""
     by_name = {point["regime"]: point for point in round_one_points(config)}
