@@ -188,8 +188,8 @@ rule alphabet_check:
 
 
 # Round two (protocol.round_two; gatedrnn.plan.round_two): points around every regime on
-# round one's front (not those near it: their confirmation decides), one axis at a time, known once the front is (a
-# checkpoint); a regime's name (<regime>__<axis><value>) says how it trains, so the one
+# round one's front (not those near it: their confirmation decides), one axis at a time,
+# known once the front is (a checkpoint); a regime's name (<regime>__<axis><value>) says how it trains, so the one
 # `train` rule trains them. A corpus size is the small corpus's rule at another length.
 use rule small_corpus as round_two_corpus with:
     output:
