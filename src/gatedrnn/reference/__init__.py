@@ -6,6 +6,7 @@ with a manifest that says how, where and from what they were made.
     python -m gatedrnn.reference pages                     # docs/results.md, the README summary, ...
     python -m gatedrnn.reference scoreboard                # check reference/'s scoreboard against its tables
     python -m gatedrnn.reference confirm [--targets]       # the confirmation, from reference/'s tables
+    python -m gatedrnn.reference restore --stage protocol  # a stage's tables into results/ (a fresh machine)
 
 ``collect`` copies every table (CSV), every figure (PNG), the claims ledger and
 ``open_questions.md`` that the run has, and records in ``reference/manifest.json``:
@@ -20,7 +21,8 @@ and adds the sweep's. A file another stage already collected must be identical
 
 Modules: :mod:`gatedrnn.reference.manifest` (collecting a stage),
 :mod:`gatedrnn.reference.tables` (what is computed from ``reference/``'s own tables:
-the ledger, the scoreboard, the scoreboard's confirmation), ``__main__`` (the command).
+the ledger, the scoreboard, the scoreboard's confirmation), :mod:`gatedrnn.reference.restore`
+(a collected stage's tables back into a run, to go on from them), ``__main__`` (the command).
 """
 
 from gatedrnn.reference.manifest import MANIFEST, REFERENCE, collect, read_benchmark, training_jobs

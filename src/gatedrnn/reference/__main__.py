@@ -1,5 +1,5 @@
-"""``python -m gatedrnn.reference``: collect, ledger, scoreboard, confirm, collect-another-cpu, pages,
-changes."""
+"""``python -m gatedrnn.reference``: collect, restore, ledger, scoreboard, confirm, collect-another-cpu,
+pages, changes."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import yaml
 from gatedrnn.io.files import atomic_write_bytes
 from gatedrnn.plan.checks import non_finite_numbers
 from gatedrnn.reference import __doc__ as PACKAGE_DOC
-from gatedrnn.reference import another_cpu, manifest, tables
+from gatedrnn.reference import another_cpu, manifest, restore, tables
 
 
 class BadArgument(ValueError):
@@ -125,6 +125,14 @@ def run(argv: list[str] | None = None) -> int:
         help="the file `python -m gatedrnn.estimate --json FILE` wrote before the stage ran: "
         "the manifest sets its projected CPU time against the actual",
     )
+    r = sub.add_parser(
+        "restore",
+        help="put collected stages' tables and figures back into a run's results/, for a stage that "
+        "goes on from them on a machine without the earlier stages' results/",
+    )
+    r.add_argument("--reference", default=str(manifest.REFERENCE))
+    r.add_argument("--results", default="results")
+    r.add_argument("--stage", nargs="+", help="the stages to restore (default: every stage collected)")
     s = sub.add_parser(
         "ledger",
         help="claims.{csv,md,html} and open_questions.md from reference/'s tables (once every stage is in)",
@@ -252,6 +260,19 @@ def run(argv: list[str] | None = None) -> int:
                 + ("what these tables give" if same else "NOT what these tables give")
             )
             return 0 if same else 1
+        return 0
+    if args.command == "restore":
+        reference = _complete_reference("--reference", args.reference)
+        results = Path(args.results)
+        if results.exists() and not results.is_dir():
+            raise BadArgument(f"--results {args.results}: is a file; it must be a directory")
+        try:
+            done = restore.restore(reference, results, args.stage)
+        except ValueError as err:
+            print(f"ERROR: {err}; nothing written", file=sys.stderr)
+            return 1
+        print(f"restored {len(done['restored'])} files into {args.results}, kept {len(done['kept'])} "
+              "that were there with the same bytes; every one stamped now")  # fmt: skip
         return 0
     if args.command == "confirm":
         _directory("--reference", args.reference, REFERENCE_HOLDS)
