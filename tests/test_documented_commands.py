@@ -146,16 +146,21 @@ def test_scoreboard_and_confirm_targets_on_the_reference(checkout):
     assert any(t.endswith("/summary.json") for t in targets)
 
 
-PREVIOUS_LEDGER = "1c4b81b^:reference/claims.csv"  # reference/README.md's `git show`
+def previous_ledger() -> str:
+    """The previous reference's ledger as reference/README.md gives it (`git show REV:PATH`)."""
+    found = re.search(r"`git show (\S+:reference/claims\.csv) > old_claims\.csv`",
+                      (REPO / "reference" / "README.md").read_text())  # fmt: skip
+    assert found, "reference/README.md gives no `git show REV:reference/claims.csv > old_claims.csv`"
+    return found.group(1)
 
 
 def test_changes_against_the_previous_references_ledger(tmp_path):
     """reference/README's ``git show 1c4b81b^:reference/claims.csv > old_claims.csv`` then
     ``python -m gatedrnn.reference changes --old old_claims.csv``: both ledgers' counts per
     family, and the changed verdicts, each claim once."""
-    shown = subprocess.run(["git", "-C", str(REPO), "show", PREVIOUS_LEDGER], capture_output=True)
+    shown = subprocess.run(["git", "-C", str(REPO), "show", previous_ledger()], capture_output=True)
     if shown.returncode != 0:  # a clone without that history (--depth)
-        pytest.skip(f"git show {PREVIOUS_LEDGER}: {shown.stderr.decode().strip()}")
+        pytest.skip(f"git show {previous_ledger()}: {shown.stderr.decode().strip()}")
     old = tmp_path / "old_claims.csv"
     old.write_bytes(shown.stdout)
     proc = run("gatedrnn.reference", "changes", "--old", str(old))
