@@ -37,6 +37,7 @@ RUN_HERE = {
     "gatedrnn.reference scoreboard": "test_scoreboard_and_confirm_targets_on_the_reference",
     "gatedrnn.reference confirm": "test_scoreboard_and_confirm_targets_on_the_reference",
     "gatedrnn.reference changes": "test_changes_against_the_previous_references_ledger",
+    "gatedrnn.reference restore": "test_restore_puts_the_references_tables_back_into_a_results_folder",
     "gatedrnn.train.memory_calibration": "test_memory_calibration_fits_the_recorded_peaks",
     # run as documented, end to end at smoke size, in tests/test_verify.py
     "gatedrnn.verify": "test_verify.py::test_verify_end_to_end_at_smoke_size",
@@ -152,6 +153,27 @@ def previous_ledger() -> str:
                       (REPO / "reference" / "README.md").read_text())  # fmt: skip
     assert found, "reference/README.md gives no `git show REV:reference/claims.csv > old_claims.csv`"
     return found.group(1)
+
+
+def test_restore_puts_the_references_tables_back_into_a_results_folder(tmp_path):
+    """reference/README.md: ``python -m gatedrnn.reference restore --reference ...``, from
+    the committed reference into a fresh results/: every table and figure its stages
+    collected, byte for byte, all with one modification time."""
+    import os
+
+    results = tmp_path / "results"
+    proc = run("gatedrnn.reference", "restore", "--reference", "reference", "--results", str(results))
+    listed = json.loads((REPO / "reference" / "manifest.json").read_text())["stages"]
+    names = {
+        n
+        for stage in listed.values()
+        for n in stage.get("files", [])
+        if n.startswith(("tables/", "figures/"))
+    }
+    assert names and f"restored {len(names)} files" in proc.stdout
+    assert {str(p.relative_to(results)) for p in results.rglob("*") if p.is_file()} == names
+    assert all((results / n).read_bytes() == (REPO / "reference" / n).read_bytes() for n in names)
+    assert len({os.stat(results / n).st_mtime for n in names}) == 1
 
 
 def test_changes_against_the_previous_references_ledger(tmp_path):
