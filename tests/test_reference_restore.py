@@ -9,6 +9,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -110,8 +111,6 @@ def test_a_fresh_machine_goes_on_from_restored_tables_without_training_the_earli
 
 def planned_rules(workdir: Path) -> set[str]:
     """The rules of the jobs Snakemake plans for round two's table (a dry run)."""
-    import subprocess
-
     overlay = REPO / "tests" / "data" / "smoke_round_two.yaml"
     cmd = snakemake_cmd(workdir, PROTOCOL_ROUND_TWO, "-n", "--cores", "2", configfile=None)
     proc = subprocess.run([*cmd, "--configfile", str(SMOKE_CONFIG), str(overlay)],
