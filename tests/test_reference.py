@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from gatedrnn.reference import collect, read_benchmark
+from gatedrnn.reference.restore import restore
 
 REPO_CONFIG = Path(__file__).resolve().parents[1] / "config" / "config.yaml"
 
@@ -37,6 +38,36 @@ def fake_run(root: Path, value: str = "1.5") -> Path:
     (root / "data").mkdir()
     (root / "data" / "corpus.json").write_text(json.dumps({"corpus_sha256": "abc", "vocab_size": 52}))
     return results
+
+
+def test_a_partial_collect_keeps_the_seed_rows_and_restore_puts_them_back(tmp_path):
+    """A part that stopped half way (round two) is collected with the seed rows of the
+    sweep models it finished, each under its regime; ``restore`` puts them back where
+    the rule regime_seed_row writes them."""
+    results = fake_run(tmp_path)
+    rows = {"sgd_lr1_steps800__momentum0/lstm_w8_s0.json": b'{"seed": 0}\n',
+            "sgd_lr1_steps800__momentum0/gru_budget8_s0.json": b'{"seed": 0, "cell": "gru"}\n'}  # fmt: skip
+    for name, data in rows.items():
+        (results / "regime_runs" / name).parent.mkdir(parents=True, exist_ok=True)
+        (results / "regime_runs" / name).write_bytes(data)
+    out = tmp_path / "reference"
+    config = {"train": {"threads": 1}}
+    collect(results, out, "protocol_round_two", config, tmp_path / "data/corpus.json", tmp_path, partial=True)
+    saved = json.loads((out / "manifest.json").read_text())
+    listed = [f"regime_runs/{name}" for name in sorted(rows)]
+    assert saved["stages"]["protocol_round_two"]["files"] == [
+        "tables/t.csv",
+        "figures/f.png",
+        *listed,
+        "claims.csv",
+    ]
+    assert all(saved["files"][name] == "protocol_round_two" for name in listed)
+
+    fresh = tmp_path / "fresh" / "results"
+    done = restore(out, fresh, now=1_000_000.0)
+    assert sorted(done["restored"]) == sorted(["tables/t.csv", "figures/f.png", *listed])
+    for name, data in rows.items():
+        assert (fresh / "regime_runs" / name).read_bytes() == data
 
 
 def test_collect_copies_the_outputs_and_records_what_made_them(tmp_path):

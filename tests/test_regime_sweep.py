@@ -24,7 +24,15 @@ from gatedrnn.claims import (
     parse_claims,
 )
 from gatedrnn.report.regimes import published_marks
-from gatedrnn.tables.regime_sweep import COLUMNS, model_stats, regime_sensitivity_table
+from gatedrnn.tables.regime_sweep import (
+    COLUMNS,
+    model_stats,
+    read_seed_rows,
+    regime_sensitivity_table,
+    regime_table,
+    seed_row,
+    seed_row_json,
+)
 
 REGIME_TABLE = "results/tables/regime_sensitivity.csv"
 # regime names of sweep points hold the learning rate: sgd_lr0.3_steps800
@@ -169,6 +177,56 @@ def test_table_averages_seeds_and_computes_the_gap_where_both_cells_ran():
 def test_a_model_outside_the_sweep_is_refused():
     with pytest.raises(ValueError, match="not a sweep point"):
         regime_sensitivity_table(POINTS, [run("forget_bias_3", "lstm", 0, 1.6)])
+
+
+def write_rows(folder, runs):
+    """Each run's seed row written where the rule regime_seed_row writes it."""
+    paths = []
+    for one in runs:
+        path = folder / one["regime"] / f"{one['model']}_s{one['seed']}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(seed_row_json(seed_row(one)))
+        paths.append(path)
+    return paths
+
+
+def test_seed_rows_read_back_make_the_table_the_models_make_byte_for_byte(tmp_path):
+    diverged = run("default", "gru", 2, 9.9)
+    diverged["summary"] |= {"diverged": True, "diverged_at_step": 40}
+    held = run("default", "lstm", 1, 1.8)
+    held["probe"].gates["f"][..., 0] = 1.0  # a unit that never forgets: an infinite half-life
+    runs = [
+        run("default", "lstm", 0, 1.6),
+        held,
+        run("default", "gru", 0, 1.5),
+        run("default", "gru", 1, 1 / 3),  # a float with no short decimal
+        diverged,
+        run("sgd_lr0.1_steps800", "lstm", 0, 2.0),
+    ]
+    rows = read_seed_rows(write_rows(tmp_path, runs))
+    assert math.isinf(max(row["half_life_max"] for row in rows))
+    assert regime_table(POINTS, rows).to_csv(index=False) == regime_sensitivity_table(POINTS, runs).to_csv(
+        index=False
+    )
+    assert regime_table(POINTS, rows)["diverged_seeds"].tolist() == [0, 1, 0]
+
+
+@pytest.mark.parametrize(
+    "damage, reason",
+    [
+        (lambda row: row | {"seed": 5}, "holds the row of default/lstm_w8_s5"),
+        (lambda row: {k: v for k, v in row.items() if k != "gate_mean"}, "lacks gate_mean"),
+        (lambda row: [row], "holds no JSON object"),
+    ],
+)
+def test_a_seed_row_not_of_its_run_is_refused_naming_the_file(tmp_path, damage, reason):
+    (path,) = write_rows(tmp_path, [run("default", "lstm", 0, 1.6)])
+    path.write_text(json.dumps(damage(json.loads(path.read_text()))))
+    with pytest.raises(ValueError, match=rf"seed row {re.escape(str(path))} is not the row of .*{reason}"):
+        read_seed_rows([path])
+    path.write_text(path.read_text()[:20])  # cut short
+    with pytest.raises(ValueError, match=re.escape(str(path))):
+        read_seed_rows([path])
 
 
 # --------------------------------------------------------------------------- the ledger

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import io
 import json
+import re
+import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -29,6 +31,7 @@ from gatedrnn.plan.paths import (
     sized_small_corpus_files,
 )
 from gatedrnn.plan.round_two import AXES, round_two_points
+from gatedrnn.reference.__main__ import main as reference_main
 from gatedrnn.tables.regime_sweep import load_runs, regime_sensitivity_table
 
 OVERLAY = REPO / "tests" / "data" / "smoke_round_two.yaml"
@@ -177,3 +180,47 @@ def test_round_two_s_confirmation_trains_the_front_of_both_rounds_at_every_seed(
     expected = protocol_front(both, claims, tables, plan.claim_models, confirmed, confirm_seeds=confirm)
     expected = pd.read_csv(io.StringIO(expected.to_csv(index=False)))
     pd.testing.assert_frame_equal(final.drop(columns=ROUND_COLUMNS), expected)
+
+
+def test_round_two_goes_on_from_collected_seed_rows_on_a_fresh_machine(round_two_run, tmp_path):
+    """Round two stopped with one model left to train, its tables and seed rows collected
+    (``reference collect --partial``) and restored into a fresh working directory that
+    holds only the corpus files: Snakemake trains that one model and no other, and round
+    two's tables come out byte for byte the run's own."""
+    workdir, smoke_run, after_round_two = round_two_run
+    plan = Plan.from_config(overlaid())
+    planned = pd.read_csv(workdir / PROTOCOL_ROUND_TWO_PLAN)
+    left = next(run for run in plan.round_two_runs(planned["regime"]) if "chars" not in run.regime)
+    round_two_outputs = {PROTOCOL_ROUND_TWO, PROTOCOL_ROUND_TWO_REGIMES,
+                         PROTOCOL_ROUND_TWO_CONFIRMATION_REGIMES, PROTOCOL_ROUND_TWO_FRONT}  # fmt: skip
+    collected = [
+        path.relative_to(workdir / "results").as_posix()
+        for path in sorted((workdir / "results").glob("*/*.*"))
+        if path.parts[-2] in ("tables", "figures") and f"results/tables/{path.name}" not in round_two_outputs
+    ]
+    # the seed rows of every sweep model trained by the time round two's table was made, less one
+    rows = [f"regime_runs/{run}.json" for run in sorted(after_round_two) if run != Path(left.path)]
+    rows = [name for name in rows if (workdir / "results" / name).is_file()]
+    assert {f"regime_runs/{run.path}.json" for run in plan.round_two_runs(planned["regime"])} - set(rows) == {
+        f"regime_runs/{left.path}.json"
+    }
+    reference = tmp_path / "reference"
+    for name in collected + rows:
+        (reference / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(workdir / "results" / name, reference / name)
+    stages = {"protocol": {"files": collected + rows}}
+    (reference / "manifest.json").write_text(json.dumps({"stages": stages, "files": {}}))
+    fresh = tmp_path / "fresh"
+    shutil.copytree(workdir / "data", fresh / "data")  # copy2: the corpus keeps its older times
+    restored = ["restore", "--reference", str(reference), "--results", str(fresh / "results")]
+    assert reference_main(restored) == 0
+
+    configs = ["--configfile", str(SMOKE_CONFIG), str(OVERLAY)]
+    dry = run_snakemake(fresh, PROTOCOL_ROUND_TWO, "-n", "--cores", "2", *configs, configfile=None)
+    stats = dict(re.findall(r"^(\w+)\s+(\d+)$", dry.stdout, flags=re.M))
+    assert stats == {"train": "1", "gates": "1", "regime_seed_row": "1", "protocol_round_two": "1",
+                     "total": "4"}, dry.stdout[-3000:]  # fmt: skip
+    run_snakemake(fresh, PROTOCOL_ROUND_TWO, "--cores", "2", *configs, configfile=None)
+    assert trained_runs(fresh) == {Path(left.path)}
+    for table in (PROTOCOL_ROUND_TWO, PROTOCOL_ROUND_TWO_REGIMES):
+        assert (fresh / table).read_bytes() == (workdir / table).read_bytes(), table

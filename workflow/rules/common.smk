@@ -98,6 +98,7 @@ from gatedrnn.plan.paths import (
     PROTOCOL_ROUND_TWO_FRONT,
     PROTOCOL_ROUND_TWO_PLAN,
     PROTOCOL_ROUND_TWO_REGIMES,
+    seed_row_file,
     sized_small_corpus_files,
 )
 

@@ -31,9 +31,7 @@ rule small_corpus:
 
 use rule regime_sensitivity as corpus_size with:
     input:
-        summaries=PLAN.corpus_size_files("summary.json"),
-        histories=PLAN.corpus_size_files("history.csv"),
-        gates=PLAN.corpus_size_files("gates"),
+        rows=PLAN.corpus_size_files("seed_row"),
     output:
         table=reported(CORPUS_SIZE, "H"),
     log:
@@ -72,13 +70,7 @@ rule protocol_confirmation:
     input:
         distance=PROTOCOL_DISTANCE,
         first=([REGIME_SENSITIVITY] if PLAN.sweep_points else []) + [CORPUS_SIZE],
-        summaries=lambda wildcards: run_files(
-            confirmation_runs(wildcards), "summary.json"
-        ),
-        histories=lambda wildcards: run_files(
-            confirmation_runs(wildcards), "history.csv"
-        ),
-        gates=lambda wildcards: run_files(confirmation_runs(wildcards), "gates"),
+        rows=lambda wildcards: run_files(confirmation_runs(wildcards), "seed_row"),
         tables=REGIME_VIEW_TABLES,
     output:
         table=reported(PROTOCOL_CONFIRMATION, "H"),
@@ -230,9 +222,7 @@ checkpoint protocol_round_two:
         plan=PROTOCOL_ROUND_TWO_PLAN,
         first=([REGIME_SENSITIVITY] if PLAN.sweep_points else []) + [CORPUS_SIZE],
         confirmed=PROTOCOL_CONFIRMATION_REGIMES,
-        summaries=lambda wildcards: run_files(round_two_runs(wildcards), "summary.json"),
-        histories=lambda wildcards: run_files(round_two_runs(wildcards), "history.csv"),
-        gates=lambda wildcards: run_files(round_two_runs(wildcards), "gates"),
+        rows=lambda wildcards: run_files(round_two_runs(wildcards), "seed_row"),
         tables=REGIME_VIEW_TABLES,
     output:
         table=reported(PROTOCOL_ROUND_TWO, "H"),
@@ -260,14 +250,8 @@ rule protocol_round_two_confirmation:
         first=([REGIME_SENSITIVITY] if PLAN.sweep_points else []) + [CORPUS_SIZE],
         confirmed=PROTOCOL_CONFIRMATION_REGIMES,
         second=PROTOCOL_ROUND_TWO_REGIMES,
-        summaries=lambda wildcards: run_files(
-            round_two_confirmation_runs(wildcards), "summary.json"
-        ),
-        histories=lambda wildcards: run_files(
-            round_two_confirmation_runs(wildcards), "history.csv"
-        ),
-        gates=lambda wildcards: run_files(
-            round_two_confirmation_runs(wildcards), "gates"
+        rows=lambda wildcards: run_files(
+            round_two_confirmation_runs(wildcards), "seed_row"
         ),
         tables=REGIME_VIEW_TABLES,
     output:

@@ -10,16 +10,16 @@ from gatedrnn.claims import load_claims, read_tables
 from gatedrnn.claims.front import protocol_front, regimes_to_confirm
 from gatedrnn.claims.scoreboard import confirmation, regime_frame
 from gatedrnn.scripting import run_logged, workflow_file
-from gatedrnn.tables.regime_sweep import load_runs
+from gatedrnn.tables.regime_sweep import read_seed_rows
 
 
 def main(log):
-    runs = load_runs(snakemake.input.summaries, snakemake.input.histories, snakemake.input.gates)
+    rows = read_seed_rows(snakemake.input.rows)
     chosen = regimes_to_confirm(pd.read_csv(snakemake.input.distance))
     claims = load_claims(workflow_file(snakemake, snakemake.params.published))
     tables = read_tables(snakemake.input.tables)
     models = dict(snakemake.params.models)
-    table, regimes = confirmation(chosen, list(snakemake.params.points), runs, claims, tables, models)
+    table, regimes = confirmation(chosen, list(snakemake.params.points), rows, claims, tables, models)
     regimes.to_csv(snakemake.output.regimes, index=False)
     table.to_csv(snakemake.output.table, index=False)
     log(f"the front's regimes and those near it, {chosen}, seeds {snakemake.params.seeds}")

@@ -9,13 +9,13 @@ from gatedrnn.claims import load_claims, read_tables
 from gatedrnn.claims.front import both_rounds
 from gatedrnn.claims.scoreboard import regime_frame
 from gatedrnn.scripting import run_logged, workflow_file
-from gatedrnn.tables.regime_sweep import load_runs, regime_sensitivity_table
+from gatedrnn.tables.regime_sweep import read_seed_rows, regime_table
 
 
 def main(log):
     planned = pd.read_csv(snakemake.input.plan)
-    runs = load_runs(snakemake.input.summaries, snakemake.input.histories, snakemake.input.gates)
-    second = regime_frame(regime_sensitivity_table(planned.to_dict("records"), runs))
+    rows = read_seed_rows(snakemake.input.rows)
+    second = regime_frame(regime_table(planned.to_dict("records"), rows))
     second.to_csv(snakemake.output.regimes, index=False)
     first = regime_frame(*(pd.read_csv(path) for path in snakemake.input.first))
     confirmed = pd.read_csv(snakemake.input.confirmed)

@@ -10,15 +10,15 @@ from gatedrnn.claims import load_claims, read_tables
 from gatedrnn.claims.front import both_rounds, later_confirmation, regimes_to_confirm
 from gatedrnn.claims.scoreboard import regime_frame
 from gatedrnn.scripting import run_logged, workflow_file
-from gatedrnn.tables.regime_sweep import load_runs, regime_sensitivity_table
+from gatedrnn.tables.regime_sweep import read_seed_rows, regime_table
 
 
 def main(log):
     planned = pd.read_csv(snakemake.input.plan)
     chosen = regimes_to_confirm(pd.read_csv(snakemake.input.table))
     points = {p["regime"]: p for p in [*snakemake.params.points, *planned.to_dict("records")]}
-    runs = load_runs(snakemake.input.summaries, snakemake.input.histories, snakemake.input.gates)
-    again = regime_frame(regime_sensitivity_table([points[regime] for regime in chosen], runs))
+    rows = read_seed_rows(snakemake.input.rows)
+    again = regime_frame(regime_table([points[regime] for regime in chosen], rows))
     again.to_csv(snakemake.output.regimes, index=False)
     log(f"the front of both rounds and near it, {chosen}, seeds {snakemake.params.seeds}")
     first = regime_frame(*(pd.read_csv(path) for path in snakemake.input.first))

@@ -162,19 +162,19 @@ def best_regimes(table: pd.DataFrame, n: int) -> list[str]:
 def confirmation(
     chosen: list[str],
     points: list[Mapping],
-    runs: list[Mapping],
+    seed_rows: list[Mapping],
     claims: list[Claim],
     tables: Mapping[str, pd.DataFrame],
     models: Mapping,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The ``chosen`` regimes (the front's and those near it,
-    :func:`gatedrnn.claims.front.regimes_to_confirm`) scored again on ``runs`` (their
-    models at more seeds, as :func:`gatedrnn.tables.regime_sweep.load_runs` reads
-    them): the new scoreboard, and the regime-table rows it judged (the seeds' means).
+    :func:`gatedrnn.claims.front.regimes_to_confirm`) scored again on ``seed_rows``
+    (their models at more seeds, :func:`gatedrnn.tables.regime_sweep.seed_row`): the
+    new scoreboard, and the regime-table rows it judged (the seeds' means).
     ``points``: every sweep point of either corpus."""
     # imported here: the workflow reads best_regimes while planning, without torch
-    from gatedrnn.tables.regime_sweep import regime_sensitivity_table
+    from gatedrnn.tables.regime_sweep import regime_table
 
     by_name = {point["regime"]: point for point in points}
-    regimes = regime_frame(regime_sensitivity_table([by_name[r] for r in chosen], runs))
+    regimes = regime_frame(regime_table([by_name[r] for r in chosen], seed_rows))
     return scoreboard(regime_verdicts(claims, tables, models, regimes), regimes), regimes

@@ -59,6 +59,8 @@ def dataset_files(name: str) -> dict[str, str]:
 CORPUS_INVENTORY = f"{CORPUS_STEM}_inventory.json"
 
 LOGS = "results/logs"
+# one small file per regime sweep model (seed_row_file), collected with the tables
+SEED_ROWS = "results/regime_runs"
 # The regime sweep's table; the claims ledger reads it when the sweep runs.
 REGIME_SENSITIVITY = "results/tables/regime_sensitivity.csv"
 # Which protocol did the study use (`protocol`): the regime sweep's optimizer points on
@@ -129,14 +131,23 @@ def gate_file(run: Run, suffix: str = "npz") -> str:
     return f"results/gates/{run.path}.{suffix}"
 
 
+def seed_row_file(run: Run) -> str:
+    """A regime sweep model's seed row: the statistics its point's table averages
+    (:func:`gatedrnn.tables.regime_sweep.seed_row`), small enough to collect."""
+    return f"{SEED_ROWS}/{run.path}.json"
+
+
 def checkpoint_dir(run: Run) -> str:
     return f"results/checkpoints/{run.path}"
 
 
 def run_files(runs: Iterable[Run], name: str) -> list[str]:
-    """One file of every run: a model directory's `name`, or its probe gates (``gates``)."""
+    """One file of every run: a model directory's `name`, its probe gates (``gates``) or
+    its seed row (``seed_row``)."""
     if name == "gates":
         return [gate_file(run) for run in runs]
+    if name == "seed_row":
+        return [seed_row_file(run) for run in runs]
     return [model_file(run, name) for run in runs]
 
 

@@ -127,8 +127,8 @@ def run(argv: list[str] | None = None) -> int:
     )
     r = sub.add_parser(
         "restore",
-        help="put collected stages' tables and figures back into a run's results/, for a stage that "
-        "goes on from them on a machine without the earlier stages' results/",
+        help="put collected stages' tables, figures and seed rows back into a run's results/, for a "
+        "stage that goes on from them on a machine without the earlier stages' results/",
     )
     r.add_argument("--reference", default=str(manifest.REFERENCE))
     r.add_argument("--results", default="results")

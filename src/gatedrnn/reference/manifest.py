@@ -15,6 +15,9 @@ from gatedrnn.io.files import atomic_write_bytes, read_json
 REFERENCE = Path("reference")
 MANIFEST = "manifest.json"
 LEDGER_FILES = ("claims.csv", "claims.md", "claims.html")
+# the regime sweep models' seed rows (results/regime_runs/<regime>/<run>.json): collected
+# with the tables, so that a part whose models are not all trained goes on from them
+SEED_ROWS = "regime_runs"
 PROSE_FILES = ("open_questions.md",)
 
 
@@ -248,9 +251,9 @@ def collect(
     owner = _relative_owners(manifest.setdefault("files", {}))
     manifest["files"] = owner
     sources = {}
-    for sub, pattern in (("tables", "*.csv"), ("figures", "*.png")):
+    for sub, pattern in (("tables", "*.csv"), ("figures", "*.png"), (SEED_ROWS, "*/*.json")):
         for src in sorted((results / sub).glob(pattern)):
-            sources[f"{sub}/{src.name}"] = src
+            sources[src.relative_to(results).as_posix()] = src
     for name in LEDGER_FILES + PROSE_FILES:
         if (results / name).exists():
             sources[name] = results / name

@@ -1,6 +1,9 @@
-"""A collected stage's tables and figures put back into a run's ``results/``, so that a
-stage goes on from them on a machine without the earlier stages' ``results/`` (a fresh
-machine): ``python -m gatedrnn.reference restore``.
+"""A collected stage's tables, figures and seed rows put back into a run's ``results/``,
+so that a stage goes on from them on a machine without the earlier stages' ``results/``
+(a fresh machine): ``python -m gatedrnn.reference restore``. The seed rows (one small
+file per regime sweep model, ``results/regime_runs/``) let a part that stopped half way
+(round two of the protocol search, collected with ``--partial``) go on without training
+the models it had finished: a table of regimes reads only their seed rows.
 
 Snakemake runs a job again for a missing input only when a job that reads it has to
 run, so a run that holds the earlier stages' tables builds the next part's targets
@@ -23,10 +26,10 @@ import time
 from pathlib import Path
 
 from gatedrnn.io.files import atomic_write_bytes
-from gatedrnn.reference.manifest import MANIFEST
+from gatedrnn.reference.manifest import MANIFEST, SEED_ROWS
 
 # what a stage collects from results/ (the ledger's files live beside them, not in results/)
-RESTORED_FOLDERS = ("tables", "figures")
+RESTORED_FOLDERS = ("tables", "figures", SEED_ROWS)
 
 
 def stage_files(reference: Path, stages: list[str] | None = None) -> list[str]:

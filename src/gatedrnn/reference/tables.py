@@ -235,7 +235,7 @@ def complete_protocol(reference: Path, results: Path, config: dict, workflow: Pa
     from gatedrnn.plan.paths import PROTOCOL_DISTANCE, PROTOCOL_FRONT
     from gatedrnn.plan.published import regime_view_tables
     from gatedrnn.report.protocol import plot_front
-    from gatedrnn.tables.regime_sweep import load_runs
+    from gatedrnn.tables.regime_sweep import load_runs, seed_row
 
     def located(path: str) -> Path:  # results/x -> <results>/x
         return results / Path(path).relative_to("results")
@@ -260,6 +260,7 @@ def complete_protocol(reference: Path, results: Path, config: dict, workflow: Pa
     reference_scoreboard(reference, config, workflow).to_csv(board_path, index=False)
     reference_front(reference, config, workflow, confirmed=False).to_csv(distance_path, index=False)
     runs = load_runs(*(map(located, by_kind[name]) for name in CONFIRMATION_FILES))
+    rows = [seed_row(run) for run in runs]
     tables = {
         path: pd.read_csv(reference / "tables" / Path(path).name)
         for path in regime_view_tables(str(published))
@@ -267,7 +268,7 @@ def complete_protocol(reference: Path, results: Path, config: dict, workflow: Pa
     points = [*plan.sweep_points, *plan.corpus_size_points]
     claims = load_claims(published)
     chosen = regimes_to_confirm(pd.read_csv(distance_path))
-    table, regimes = confirmation(chosen, points, runs, claims, tables, plan.claim_models)
+    table, regimes = confirmation(chosen, points, rows, claims, tables, plan.claim_models)
     regimes.to_csv(regimes_path, index=False)
     table.to_csv(table_path, index=False)
     first = reference_regimes(reference, config)

@@ -16,8 +16,10 @@ default regime agrees with C2, C3, D1, D2 and D5 for the same seeds.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -31,6 +33,7 @@ from gatedrnn.analysis.stats import (
     unit_gate_summary,
 )
 from gatedrnn.core.registry import cell_spec
+from gatedrnn.io.files import read_json
 from gatedrnn.io.records import read_summary, read_table
 from gatedrnn.tables.gates import load_run_gates, parse_name
 
@@ -139,38 +142,46 @@ def diverged_stats(summary: Mapping) -> dict:
     return {column: float("nan") for column in AVERAGED} | {"gate": spec.label(spec.keep_gate)}
 
 
+def seed_row(run: Mapping) -> dict:
+    """One trained model of a sweep point reduced to the statistics its point averages
+    (``AVERAGED``, NaN where it diverged) and what names it: the row the rule
+    ``regime_seed_row`` writes, so that a point's table needs only these small files,
+    not the models and their probe gates (:func:`write_seed_row`).
+    ``run``: ``{regime, model, seed, summary, history, probe}``."""
+    summary = run["summary"]
+    diverged = bool(summary.get("diverged"))
+    return {
+        "cell": summary["cell"],
+        "model": run["model"],
+        "regime": run["regime"],
+        "seed": int(run["seed"]),
+        "diverged_at_step": summary.get("diverged_at_step") if diverged else None,
+        **(diverged_stats(summary) if diverged else model_stats(summary, run["history"], run["probe"])),
+    }
+
+
 def regime_sensitivity_table(points: list[Mapping], runs: list[Mapping]) -> pd.DataFrame:
+    """:func:`regime_table` of the runs' seed rows (:func:`seed_row`).
+    ``runs``: ``{regime, model, seed, summary, history, probe}`` per trained model."""
+    return regime_table(points, [seed_row(run) for run in runs])
+
+
+def regime_table(points: list[Mapping], seed_rows: list[Mapping]) -> pd.DataFrame:
     """One row per (cell, regime): the seeds' mean of every statistic.
 
     ``points``: the sweep's ``{regime, optimizer, lr, steps, batch_size, seq_len}`` in
     config order; points
     that name a ``dataset`` (the corpus-size axis) give the table a ``dataset`` column
     after ``regime``.
-    ``runs``: ``{regime, model, seed, summary, history, probe}`` per trained model.
+    ``seed_rows``: one :func:`seed_row` per trained model.
     ``gru_minus_lstm`` is the GRU's mean best validation loss minus the LSTM's
     under the same regime (on both rows; NaN where only one cell ran).
     """
     by_regime = {point["regime"]: point for point in points}
-    per_seed = []
-    for run in runs:
-        if run["regime"] not in by_regime:
-            raise ValueError(f"a model of regime {run['regime']!r}, which is not a sweep point")
-        summary = run["summary"]
-        diverged = bool(summary.get("diverged"))
-        per_seed.append(
-            {
-                "cell": summary["cell"],
-                "model": run["model"],
-                "regime": run["regime"],
-                "seed": int(run["seed"]),
-                "diverged_at_step": summary.get("diverged_at_step") if diverged else None,
-                **(
-                    diverged_stats(summary)
-                    if diverged
-                    else model_stats(summary, run["history"], run["probe"])
-                ),
-            }
-        )
+    for row in seed_rows:
+        if row["regime"] not in by_regime:
+            raise ValueError(f"a model of regime {row['regime']!r}, which is not a sweep point")
+    per_seed = [dict(row) for row in seed_rows]
     if not per_seed:
         with_dataset = any("dataset" in point for point in points)
         return pd.DataFrame(columns=COLUMNS[:3] + ["dataset"] * with_dataset + COLUMNS[3:])
@@ -238,3 +249,44 @@ def load_runs(summaries: Iterable, histories: Iterable, gates: Iterable) -> list
             }
         )
     return runs
+
+
+def _plain(value):
+    """A statistic as JSON writes it back exactly: numpy scalars as Python's own."""
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    return value
+
+
+def seed_row_json(row: Mapping) -> str:
+    """A seed row as ``results/regime_runs/<regime>/<model>_s<seed>.json`` holds it.
+    A float is written as its shortest exact repr (NaN and infinite half-lives too),
+    so :func:`read_seed_rows` gives back the very floats :func:`seed_row` computed and
+    a point's table is byte for byte the one made from the models themselves."""
+    return json.dumps({key: _plain(value) for key, value in row.items()}, indent=1) + "\n"
+
+
+def read_seed_rows(paths: Iterable) -> list[dict]:
+    """The seed rows of ``paths``, in the order given, each refused (naming the file)
+    unless it is the run its name says and holds every statistic."""
+    rows = []
+    for path in paths:
+        regime, model, seed = parse_name(Path(path).with_suffix(""))  # <model>_s<seed>.json
+        row = read_json(path, "seed row")
+        problem = None
+        if not isinstance(row, dict):
+            problem = "it holds no JSON object"
+        elif (row.get("regime"), row.get("model"), row.get("seed")) != (regime, model, seed):
+            problem = f"it holds the row of {row.get('regime')}/{row.get('model')}_s{row.get('seed')}"
+        else:
+            missing = [column for column in ("cell", "diverged_at_step", *AVERAGED) if column not in row]
+            problem = f"it lacks {missing[0]}" if missing else None
+        if problem:
+            raise ValueError(
+                f"seed row {path} is not the row of {regime}/{model}_s{seed}: {problem}; "
+                "delete it and rerun the workflow, which writes it again"
+            )
+        rows.append(row)
+    return rows
