@@ -11,13 +11,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from gatedrnn.io.files import atomic_write_bytes, read_json
+from gatedrnn.plan import paths as plan_paths
 
 REFERENCE = Path("reference")
 MANIFEST = "manifest.json"
 LEDGER_FILES = ("claims.csv", "claims.md", "claims.html")
-# the regime sweep models' seed rows (results/regime_runs/<regime>/<run>.json): collected
-# with the tables, so that a part whose models are not all trained goes on from them
-SEED_ROWS = "regime_runs"
+# the regime sweep models' seed rows (results/regime_runs/<regime>/<run>.json), relative
+# to results/: collected with the tables, so that a part whose models are not all
+# trained goes on from them
+SEED_ROWS = Path(plan_paths.SEED_ROWS).relative_to("results").as_posix()
 PROSE_FILES = ("open_questions.md",)
 
 

@@ -146,7 +146,7 @@ def seed_row(run: Mapping) -> dict:
     """One trained model of a sweep point reduced to the statistics its point averages
     (``AVERAGED``, NaN where it diverged) and what names it: the row the rule
     ``regime_seed_row`` writes, so that a point's table needs only these small files,
-    not the models and their probe gates (:func:`write_seed_row`).
+    not the models and their probe gates (:func:`seed_row_json`).
     ``run``: ``{regime, model, seed, summary, history, probe}``."""
     summary = run["summary"]
     diverged = bool(summary.get("diverged"))
