@@ -176,6 +176,32 @@ def test_best_only_where_one_regime_is_closest_on_both():
     assert set(split["front_on"]) == {"loss and gates"}
 
 
+def test_a_diverged_regime_is_left_off_the_front_and_says_why():
+    """A regime whose training diverged (round two's SGD at lr 1 clipped at 5) has no
+    distance on either block; the front is still read on both over the others."""
+    found = [
+        Target(Summary("l", "loss", "lstm", "best_val_loss", "nats", "none"), 1.5, 0.0, 1, 1e-4, 3),
+        Target(Summary("g", "gates", "lstm", "forget_p50", "logit", "none"), 0.0, 0.0, 1, 1e-2, 3),
+    ]
+    rows = [
+        {"regime": "a", "best_val_loss": 1.5, "forget_p50": 0.7, "seeds": 1, "diverged_seeds": 0},
+        {"regime": "b", "best_val_loss": 1.6, "forget_p50": 0.5, "seeds": 1, "diverged_seeds": 0},
+        {"regime": "c", "best_val_loss": 1.7, "forget_p50": 0.8, "seeds": 1, "diverged_seeds": 0},
+        {"regime": "lost", "best_val_loss": math.nan, "forget_p50": math.nan, "seeds": 0,
+         "diverged_seeds": 1, "diverged_at_step": 4.0},
+    ]  # fmt: skip
+    regimes = pd.DataFrame([{"cell": "lstm", "model": "lstm_w325", **r} for r in rows])
+    table = distance_table(regimes, found, confirm_seeds=3).set_index("regime")
+    assert set(table["front_on"]) == {"loss and gates"}
+    assert table["on_front"].to_dict() == {"a": True, "b": True, "c": False, "lost": False}
+    assert not table.loc["lost", "near_front"] and not table["best"].any()
+    assert table.loc["lost", "loss_unscored"].endswith("its training diverged (lstm_w325 by step 4)")
+    assert "lost" not in regimes_to_confirm(table.reset_index())
+    # the others' front is what it is without the diverged regime
+    alone = distance_table(regimes[regimes["regime"] != "lost"], found, confirm_seeds=3).set_index("regime")
+    pd.testing.assert_frame_equal(table.drop(index="lost"), alone, check_dtype=False)
+
+
 def test_the_scoreboard_page_lists_every_summary():
     page = (REPO / "docs" / "protocol-scoreboard.md").read_text()
     for s in SUMMARIES:

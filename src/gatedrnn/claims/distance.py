@@ -247,6 +247,18 @@ def missing_columns(regimes: pd.DataFrame, block: str, found: list[Target]) -> l
     ]
 
 
+def diverged_words(rows: pd.DataFrame) -> str:
+    """``: its training diverged (lstm_w325, gru_budget325 by step 4)`` where some
+    model of the regime's rows has a diverged seed and no trained one; else ``""``."""
+    if "diverged_seeds" not in rows.columns:
+        return ""
+    lost = rows[(rows["diverged_seeds"].fillna(0) > 0) & (rows["seeds"].fillna(0) == 0)]
+    if lost.empty:
+        return ""
+    step = int(lost["diverged_at_step"].min())
+    return f": its training diverged ({', '.join(lost['model'].astype(str))} by step {step})"
+
+
 def block_distances(regimes: pd.DataFrame, found: list[Target]) -> pd.DataFrame:
     """One row per regime: each block's distance, interval and terms, or why it is
     not scored (``<block>_unscored``)."""
@@ -266,6 +278,7 @@ def block_distances(regimes: pd.DataFrame, found: list[Target]) -> pd.DataFrame:
                           f"({', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''})")  # fmt: skip
             elif len(scored) < expected[block]:
                 reason = f"{expected[block] - len(scored)} of its {expected[block]} values are missing or NaN"
+                reason += diverged_words(regimes[regimes["regime"] == regime])
             if reason:
                 row |= {block: math.nan, f"{block}_low": math.nan, f"{block}_high": math.nan,
                         f"{block}_terms": len(scored), f"{block}_unscored": reason}  # fmt: skip

@@ -9,7 +9,10 @@ trained at more seeds before anything is called the answer (``protocol_confirmat
 A regime is called ``best`` only where it is closest on both blocks at once.
 
 When some regime has no gate block (regime tables from before the gate quantiles),
-the front is read on the loss block alone, and the table says so.
+the front is read on the loss block alone, and the table says so. A regime scored on
+neither block (its training diverged: round two's SGD at lr 1 clipped at 5 does by
+step 4) is off the front, near nothing and decides neither which blocks the front is
+read on nor whether another regime is on it; its ``*_unscored`` say why.
 
 Every row says how many seeds its distances rest on (``seeds``: the fewest of its
 models') and whether that is every seed of ``protocol.confirm.seeds`` (``confirmed``):
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 
 from gatedrnn.claims.distance import BLOCKS, Target, block_distances, targets
@@ -36,18 +40,30 @@ DISTANCE_COLUMNS = [
 ]
 
 
+def scored_on_any(table: pd.DataFrame) -> pd.Series:
+    """Whether each regime has a distance on at least one block (False: it diverged)."""
+    return table[list(BLOCKS)].notna().any(axis=1)
+
+
 def front_blocks(table: pd.DataFrame) -> tuple[str, ...]:
-    """The blocks the front is read on: both when every regime has both scored."""
-    return tuple(b for b in BLOCKS if table[b].notna().all()) if len(table) else ()
+    """The blocks the front is read on: both when every regime scored at all has both."""
+    scored = table[scored_on_any(table)] if len(table) else table
+    return tuple(b for b in BLOCKS if scored[b].notna().all()) if len(scored) else ()
 
 
 def on_front(table: pd.DataFrame, blocks: tuple[str, ...]) -> list[bool]:
-    """Whether each row is non-dominated on ``blocks`` (smaller is closer)."""
-    values = table[list(blocks)].to_numpy()
+    """Whether each row is non-dominated on ``blocks`` (smaller is closer); a row
+    missing a block's distance is neither on the front nor dominates another."""
+    values = table[list(blocks)].to_numpy(float)
+    complete = ~np.isnan(values).any(axis=1)
     flags = []
     for i, mine in enumerate(values):
-        dominated = any(all(other <= mine) and any(other < mine) for j, other in enumerate(values) if j != i)
-        flags.append(bool(len(blocks)) and not dominated)
+        dominated = any(
+            complete[j] and all(other <= mine) and any(other < mine)
+            for j, other in enumerate(values)
+            if j != i
+        )
+        flags.append(bool(len(blocks)) and bool(complete[i]) and not dominated)
     return flags
 
 

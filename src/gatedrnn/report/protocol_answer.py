@@ -24,6 +24,7 @@ import pandas as pd
 
 from gatedrnn.claims.bands import format_value
 from gatedrnn.claims.distance import SUMMARIES, block_distances, grid_rows, natural, seed_noise_limit, targets
+from gatedrnn.claims.front import scored_on_any
 from gatedrnn.claims.scoreboard import regime_verdicts
 from gatedrnn.report.protocol import distance_text, regime_label
 from gatedrnn.report.results_page import fmt, markdown_table, replace_block
@@ -143,6 +144,12 @@ def answer_lines(inputs: AnswerInputs) -> list[str]:
         near = "; ".join(f"{regime_label(r)}, {distance_text(r, 'loss')} ({seeds_words(r, confirm)})"
                          for r in others.to_dict("records"))  # fmt: skip
         lines[-1] += f" Within its interval of the front: {near}."
+    lost = front[~scored_on_any(front)]
+    if len(lost):
+        labels = "; ".join(f"{regime_label(r)} ({r['loss_unscored'].split(': ', 1)[-1]})"
+                           for r in lost.to_dict("records"))  # fmt: skip
+        lines[-1] += (f" {len(lost)} of the {len(front)} are scored on neither block and left off the front: "
+                      f"{labels}.")  # fmt: skip
     lines += ["", *_gate_lines(front, claims, tables, names, found, regimes, confirm)]
     return lines
 
