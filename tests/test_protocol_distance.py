@@ -331,3 +331,52 @@ def test_the_interval_holds_its_distance_and_covers_the_expected_distance():
         expected = (true_difference / sd) ** 2 + 1.0
         covered = ((table["loss_low"] <= expected) & (expected <= table["loss_high"])).mean()
         assert covered >= 0.95 - 2 * math.sqrt(0.95 * 0.05 / runs), (true_difference, covered)
+
+
+def test_the_answer_reads_both_rounds_once_round_two_is_in_the_reference(tmp_path):
+    """Issue #48: with round two's front and its confirmation in ``reference/``, the
+    answer is read over both rounds: a round-two point is named with its axis, round
+    two's share of the front is said, and a point whose training diverged is named
+    as left off the front, with why."""
+    import shutil
+
+    from gatedrnn.claims.front import both_rounds
+    from gatedrnn.reference.tables import reference_answer
+
+    reference = tmp_path / "reference"
+    shutil.copytree(REFERENCE.parent, reference, ignore=shutil.ignore_patterns("*.png", "*.html"))
+    tables, names = reference_inputs()
+    first = regime_frame(
+        pd.read_csv(REFERENCE / "regime_sensitivity.csv"), pd.read_csv(REFERENCE / "corpus_size.csv")
+    )
+    confirmed = pd.read_csv(REFERENCE / "protocol_confirmation_regimes.csv")
+    base = "sgd_lr1_steps800_small"
+    rows = first[first["regime"] == base]
+    kept = rows.assign(regime=f"{base}__clip_norm0.25", best_val_loss=rows["best_val_loss"] + 0.001)
+    lost = rows.assign(regime=f"{base}__clip_norm5", best_val_loss=math.nan, seeds=0, diverged_seeds=1,
+                       diverged_at_step=4.0)  # fmt: skip
+    second = pd.concat([kept, lost], ignore_index=True)
+    planned = pd.DataFrame(
+        [{"regime": f"{base}__clip_norm{v:g}", "from_regime": base, "axis": "clip_norm", "value": v}
+         for v in (0.25, 5.0)]
+    )  # fmt: skip
+    front = both_rounds(first, confirmed, second, planned, CLAIMS, tables, names, confirm_seeds=3)
+    assert (
+        set(front["front_on"]) == {"loss"}
+        and not front.loc[front["regime"] == f"{base}__clip_norm5", "on_front"].any()
+    )
+    tables_dir = reference / "tables"
+    front.to_csv(tables_dir / "protocol_round_two_front.csv", index=False)
+    second.to_csv(tables_dir / "protocol_round_two_regimes.csv", index=False)
+    second.head(0).to_csv(tables_dir / "protocol_round_two_confirmation_regimes.csv", index=False)
+    config = load_config([str(REPO / "config/config.yaml")])
+    text = reference_answer(reference, config, REPO, ledger=True)
+    assert f"Of {len(front)} regimes" in text
+    assert "round two tried 2 points around round one's front (one axis at a time: clip)" in text
+    assert (
+        "1 of the " + str(len(front)) + " are scored on neither block and left off the front: "
+        "sgd 1 x 800 at 32x128, small corpus, clip 5, where its training diverged "
+        "(lstm_w325, gru_budget325 by step 4)"
+    ) in text
+    # without round two's tables the answer is round one's, as before
+    assert "round two tried" not in reference_answer(REFERENCE.parent, config, REPO, ledger=True)

@@ -10,6 +10,7 @@ every marker filled."""
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -19,16 +20,28 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 from gatedrnn.claims.ledger import protocol_windows, windows_of, windows_text
 from gatedrnn.report.style import SMALL, plt, save_figure
 
+# A round-two point's `train` axis, as a label says it (lr and corpus size show already).
+AXIS_WORDS = {"clip_norm": "clip", "momentum": "momentum", "weight_decay": "weight decay"}
+
 
 def regime_label(row, windows: tuple[int, int] | None = None) -> str:
     """``adam 0.002 x 800`` (`` at 16x256``: its windows, where the row has them and
-    they are not ``windows``; ``, small corpus`` on another dataset)."""
+    they are not ``windows``; ``, small corpus`` on another dataset, ``, small corpus
+    of 550,000 characters`` on a round-two size of it; ``, clip 5``: a round-two
+    point's `train` axis, where the row names it)."""
     label = f"{row['optimizer']} {float(row['lr']):g} x {int(row['steps'])}"
     # row.keys(): a dict's keys and a Series' index alike (set(series) would be its values)
     if {"batch_size", "seq_len"} <= set(row.keys()) and windows_of(row) != windows:
         label += f" at {windows_text(row)}"
-    if row.get("dataset", "default") != "default":
-        label += f", {str(row['dataset']).replace('_', ' ')}"
+    dataset = str(row.get("dataset", "default"))
+    sized = re.fullmatch(r"(.+)_(\d+)", dataset)
+    if sized:
+        label += f", {sized[1].replace('_', ' ')} of {int(sized[2]):,} characters"
+    elif dataset != "default":
+        label += f", {dataset.replace('_', ' ')}"
+    axis = row.get("axis")
+    if isinstance(axis, str) and axis in AXIS_WORDS:
+        label += f", {AXIS_WORDS[axis]} {float(row['value']):g}"
     return label
 
 

@@ -26,7 +26,7 @@ from gatedrnn.claims.bands import format_value
 from gatedrnn.claims.distance import SUMMARIES, block_distances, grid_rows, natural, seed_noise_limit, targets
 from gatedrnn.claims.front import scored_on_any
 from gatedrnn.claims.scoreboard import regime_verdicts
-from gatedrnn.report.protocol import distance_text, regime_label
+from gatedrnn.report.protocol import AXIS_WORDS, distance_text, regime_label
 from gatedrnn.report.results_page import fmt, markdown_table, replace_block
 
 ANSWER_BEGIN = "<!-- BEGIN protocol answer (python -m gatedrnn.reference pages) -->"
@@ -146,12 +146,29 @@ def answer_lines(inputs: AnswerInputs) -> list[str]:
         lines[-1] += f" Within its interval of the front: {near}."
     lost = front[~scored_on_any(front)]
     if len(lost):
-        labels = "; ".join(f"{regime_label(r)} ({r['loss_unscored'].split(': ', 1)[-1]})"
+        labels = "; ".join(f"{regime_label(r)}, where {r['loss_unscored'].split(': ', 1)[-1]}"
                            for r in lost.to_dict("records"))  # fmt: skip
         lines[-1] += (f" {len(lost)} of the {len(front)} are scored on neither block and left off the front: "
                       f"{labels}.")  # fmt: skip
+    if "round" in front.columns and (front["round"] == 2).any():
+        lines[-1] += " " + _round_two_words(front, confirm)
     lines += ["", *_gate_lines(front, claims, tables, names, found, regimes, confirm)]
     return lines
+
+
+def _round_two_words(front: pd.DataFrame, confirm: int) -> str:
+    """What round two (the points around round one's front) added: how many points on
+    which axes, how many are on the front of both rounds or near it, and how many of
+    those rest on the confirmation's seeds."""
+    second = front[front["round"] == 2]
+    words = {"lr": "learning rate", "chars": "corpus size", **AXIS_WORDS}
+    axes = ", ".join(dict.fromkeys(words.get(str(a), str(a).replace("_", " ")) for a in second["axis"]))
+    chosen = front[front["on_front"].astype(bool) | front["near_front"].astype(bool)]
+    confirmed = int(chosen["confirmed"].astype(bool).sum())
+    return (f"The regimes are both rounds': round two tried {len(second)} points around round one's front "
+            f"(one axis at a time: {axes}); {int((chosen['round'] == 2).sum())} of the {len(chosen)} regimes "
+            f"on the front of both rounds or near it are round two's, and {confirmed} of the {len(chosen)} "
+            f"rest on the confirmation's {confirm} seeds.")  # fmt: skip
 
 
 def _gate_lines(front, claims, tables, names, found, regimes, confirm: int) -> list[str]:
