@@ -84,6 +84,7 @@ def test_corpus_size_axis():
         "results/tables/protocol_round_two_plan.csv",
         "results/tables/protocol_round_two.csv",
         "results/tables/protocol_round_two_front.csv",
+        "results/figures/protocol_round_two_front.png",
     ]
     # the front's regimes and those near it, trained again at every seed of protocol.confirm.seeds
     runs = plan.confirmation_runs(["sgd_lr0.3_steps3200", "default"])

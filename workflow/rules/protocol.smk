@@ -269,3 +269,19 @@ rule protocol_round_two_confirmation:
         seeds=config["protocol"]["confirm"]["seeds"],
     script:
         "../scripts/protocol_round_two_confirmation.py"
+
+
+rule protocol_round_two_figure:
+    """The front of both rounds, drawn as round one's: round two's points as squares."""
+    input:
+        front=PROTOCOL_ROUND_TWO_FRONT,
+    output:
+        reported(PROTOCOL_ROUND_TWO_FIGURE, "H"),
+    log:
+        log_for("protocol_round_two_figure"),
+    conda:
+        ENV
+    params:
+        code=code_version("protocol_scoreboard_figure.py"),
+    script:
+        "../scripts/protocol_scoreboard_figure.py"

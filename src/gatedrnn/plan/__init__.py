@@ -41,6 +41,7 @@ from gatedrnn.plan.paths import (
     PROTOCOL_CONFIRMATION,
     PROTOCOL_FIGURE,
     PROTOCOL_ROUND_TWO,
+    PROTOCOL_ROUND_TWO_FIGURE,
     PROTOCOL_ROUND_TWO_FRONT,
     PROTOCOL_ROUND_TWO_PLAN,
     PROTOCOL_SCOREBOARD,
@@ -80,6 +81,7 @@ __all__ = [
     "PROTOCOL_CONFIRMATION",
     "PROTOCOL_FIGURE",
     "PROTOCOL_ROUND_TWO",
+    "PROTOCOL_ROUND_TWO_FIGURE",
     "PROTOCOL_ROUND_TWO_FRONT",
     "PROTOCOL_ROUND_TWO_PLAN",
     "PROTOCOL_SCOREBOARD",
@@ -372,7 +374,12 @@ class Plan(ProtocolRuns):
         """Which protocol reproduces the study (`protocol`): its tables (PROTOCOL_TABLES), the figure."""
         if not self.protocol_enabled:
             return []
-        round_two = [PROTOCOL_ROUND_TWO_PLAN, PROTOCOL_ROUND_TWO, PROTOCOL_ROUND_TWO_FRONT]
+        round_two = [
+            PROTOCOL_ROUND_TWO_PLAN,
+            PROTOCOL_ROUND_TWO,
+            PROTOCOL_ROUND_TWO_FRONT,
+            PROTOCOL_ROUND_TWO_FIGURE,
+        ]
         round_two = round_two if self.round_two_enabled else []
         return [ALPHABET_CHECK, CORPUS_SIZE, *PROTOCOL_TABLES, PROTOCOL_FIGURE, *round_two]
 

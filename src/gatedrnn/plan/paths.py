@@ -88,6 +88,8 @@ PROTOCOL_ROUND_TWO_REGIMES = "results/tables/protocol_round_two_regimes.csv"
 # seed of protocol.confirm.seeds (their rows), and both rounds measured again.
 PROTOCOL_ROUND_TWO_CONFIRMATION_REGIMES = "results/tables/protocol_round_two_confirmation_regimes.csv"
 PROTOCOL_ROUND_TWO_FRONT = "results/tables/protocol_round_two_front.csv"
+# the front of both rounds, drawn as round one's (round two's points as squares)
+PROTOCOL_ROUND_TWO_FIGURE = "results/figures/protocol_round_two_front.png"
 
 
 class Run(NamedTuple):

@@ -9,6 +9,7 @@ every marker filled."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 
@@ -78,10 +79,17 @@ def _confirmed(rows: pd.DataFrame) -> pd.Series:
     return rows["confirmed"].astype(bool)
 
 
+def _round_two(rows: pd.DataFrame) -> pd.Series:
+    """Whether each row is a round-two point (False throughout round one's table)."""
+    if "round" not in rows.columns:
+        return pd.Series(False, index=rows.index)
+    return rows["round"] == 2
+
+
 def unconfirmed_label(front: pd.DataFrame) -> str | None:
     """``open: 1 seed, not yet confirmed`` (the unconfirmed rows' seeds, from the table);
     None where every row is confirmed or the table predates the column."""
-    rows = front[~_confirmed(front)]
+    rows = front[~_confirmed(front) & front[["loss", "gates"]].notna().any(axis=1)]  # drawn rows only
     if rows.empty:
         return None
     counts = sorted({int(s) for s in rows["seeds"]})
@@ -97,7 +105,8 @@ def plot_front(front: pd.DataFrame, path) -> None:
 def front_figure(front: pd.DataFrame):
     """Loss distance (x) against gate distance (y), log axes, 95 % intervals as bars;
     regimes without a gate block on a strip of their own (their loss distance alone);
-    unconfirmed regimes as open markers."""
+    unconfirmed regimes as open markers, round two's points (both rounds' table) as
+    squares; a regime scored on neither block (it diverged) is not drawn."""
     windows = protocol_windows(front)
     scored = front[front["loss"].notna() & front["gates"].notna()]
     loss_only = front[front["loss"].notna() & front["gates"].isna()]
@@ -110,19 +119,23 @@ def front_figure(front: pd.DataFrame):
         gridspec_kw={"height_ratios": [heights[p] for p in panels]},
     )  # fmt: skip
     axes = dict(zip(panels, axes[:, 0], strict=True))
+    last = list(axes)[-1]  # the legend is the last panel's: its kinds, each as a filled circle
+    kinds = []
     for select, colour, label in KINDS:
-        style = {"fmt": "o", "color": colour, "ms": 5, "capsize": 2, "elinewidth": 0.8}
         for panel, rows in (("both", select(scored)), ("loss", select(loss_only))):
-            labelled = False  # the kind's label on its first series in the panel
-            for confirmed, face in ((True, {}), (False, {"mfc": "white", "mew": 1.2})):
-                part = rows[_confirmed(rows) == confirmed]
+            if panel == last and len(rows):
+                kinds.append(Line2D([], [], marker="o", linestyle="none", ms=5, color=colour, label=label))
+            for (confirmed, face), (second, marker) in itertools.product(
+                ((True, {}), (False, {"mfc": "white", "mew": 1.2})), ((False, "o"), (True, "s"))
+            ):
+                style = {"fmt": marker, "color": colour, "ms": 5, "capsize": 2, "elinewidth": 0.8}
+                part = rows[(_confirmed(rows) == confirmed) & (_round_two(rows) == second)]
                 if panel not in axes or part.empty:
                     continue
                 y = part["gates"] if panel == "both" else np.zeros(len(part))
                 yerr = _bars(part, "gates") if panel == "both" else None
-                axes[panel].errorbar(part["loss"], y, xerr=_bars(part, "loss"), yerr=yerr,
-                                     label="_" + label if labelled else label, **style, **face)  # fmt: skip
-                labelled = True
+                axes[panel].errorbar(part["loss"], y, xerr=_bars(part, "loss"), yerr=yerr, label="_" + label,
+                                     **style, **face)  # fmt: skip
     for number, row in enumerate(named.to_dict("records"), start=1):
         ax, y = (axes["loss"], 0.0) if math.isnan(row["gates"]) else (axes["both"], row["gates"])
         ax.annotate(str(number), (row["loss"], y), xytext=(-4, 7), textcoords="offset points", fontsize=SMALL,
@@ -141,17 +154,22 @@ def front_figure(front: pd.DataFrame):
         axes["loss"].set_ylim(-1, 1.6)
         reason = str(loss_only["gates_unscored"].iloc[0]) if len(loss_only) else ""
         axes["loss"].set_title(f"gate block not scored: {reason}", fontsize=SMALL)
-    handles, labels = list(axes.values())[-1].get_legend_handles_labels()
+    handles, labels = axes[last].get_legend_handles_labels()
+    handles, labels = handles + kinds, labels + [k.get_label() for k in kinds]
     if unconfirmed_label(front) is not None:  # what an open marker means, the seeds from the table
         handles.append(Line2D([], [], marker="o", linestyle="none", ms=5, color="black", mfc="white"))
         labels.append(unconfirmed_label(front))
+    if _round_two(front).any():  # both rounds: round two's points as squares
+        handles.append(Line2D([], [], marker="s", linestyle="none", ms=5, color="black"))
+        labels.append("square: round two's point")
     columns = 4 if len(handles) <= 4 else 3  # five entries in two rows that fit the width
     fig.legend(handles, labels, loc="lower center", ncol=columns, frameon=False, fontsize=SMALL,
                bbox_to_anchor=(0.5, (0.3 + 0.2 * len(named)) / fig.get_figheight()))  # fmt: skip
     list(axes.values())[-1].set_xlabel(
         "loss distance (mean z\u00b2 over the LSTM and budget GRU losses and their gap)"
     )
-    fig.suptitle("H: which protocol reproduces the study? Each regime's distance from it (95 % intervals)")
+    which = "Both rounds' regimes" if _round_two(front).any() else "Each regime"
+    fig.suptitle(f"H: which protocol reproduces the study? {which}: distance from it (95 % intervals)")
     lines = [
         f"{n}. {regime_label(row, windows)}: loss {distance_text(row, 'loss')}, "
         f"gates {distance_text(row, 'gates')} ({int(row['seeds'])} seed{'s' * (int(row['seeds']) != 1)}"

@@ -29,6 +29,7 @@ FIGURE_TABLES = {
     "split_by_width.png": "split_by_width.csv",
     "longer_training.png": "longer_training.csv",
     "protocol_scoreboard.png": "protocol_scoreboard.csv",
+    "protocol_round_two_front.png": "protocol_scoreboard.csv",
 }
 # The figure the first screen shows: the study's central comparison, GRU against LSTM.
 HEADLINE_FIGURE = "val_loss_curves.png"

@@ -337,6 +337,7 @@ def render_results_page(reference: str | Path, workflow: str | Path = ".", ledge
 
             out += [render_protocol_section(reference, workflow).strip(), ""]
             out += figure_lines(reference, "protocol_scoreboard.png")
+            out += figure_lines(reference, "protocol_round_two_front.png")  # once round two is in
             placed.add("protocol_scoreboard.csv")
         closed_forms_last = lambda s: (_experiment(s)[0] == "A", _experiment(s))  # noqa: E731
         for section in sorted((s for s in SECTIONS if s.stage == stage), key=closed_forms_last):
