@@ -13,6 +13,7 @@ from conftest import DEFAULT_CONFIG, REPO
 
 from gatedrnn.plan import (
     PROTOCOL_ROUND_TWO,
+    PROTOCOL_ROUND_TWO_FIGURE,
     PROTOCOL_ROUND_TWO_FRONT,
     PROTOCOL_ROUND_TWO_PLAN,
     ConfigError,
@@ -122,19 +123,21 @@ def test_every_point_a_front_can_ask_for_is_a_regime_the_plan_trains():
     everything = front(*((p["regime"], True, False) for p in (*plan.sweep_points, *plan.corpus_size_points)))
     assert [p["regime"] for p in largest] == list(plan.round_two_regimes)
     assert set(round_two_points(everything, plan.config)["regime"]) <= set(plan.round_two_regimes)
-    assert plan.targets["protocol"][-3:] == [
+    assert plan.targets["protocol"][-4:] == [
         PROTOCOL_ROUND_TWO_PLAN,
         PROTOCOL_ROUND_TWO,
         PROTOCOL_ROUND_TWO_FRONT,
+        PROTOCOL_ROUND_TWO_FIGURE,
     ]
 
 
 def test_the_default_config_plans_round_two():
     plan = Plan.from_config(DEFAULT)
-    assert plan.round_two_enabled and plan.targets["protocol"][-3:] == [
+    assert plan.round_two_enabled and plan.targets["protocol"][-4:] == [
         PROTOCOL_ROUND_TWO_PLAN,
         PROTOCOL_ROUND_TWO,
         PROTOCOL_ROUND_TWO_FRONT,
+        PROTOCOL_ROUND_TWO_FIGURE,
     ]
     assert all("__" in name for name in plan.round_two_regimes)
 
@@ -147,6 +150,7 @@ def test_round_two_switched_off_plans_nothing(switch):
     plan = Plan.from_config(config_with(off))
     assert plan.round_two_regimes == {} and PROTOCOL_ROUND_TWO not in plan.targets["protocol"]
     assert PROTOCOL_ROUND_TWO_FRONT not in plan.targets["protocol"]
+    assert PROTOCOL_ROUND_TWO_FIGURE not in plan.targets["protocol"]
     assert round_two_points(FRONT, plan.config).empty
 
 
