@@ -158,7 +158,7 @@ def reference_answer(reference: Path, config: dict, workflow: Path, ledger: bool
     regimes = with_confirmation(
         reference_regimes(reference, config), pd.read_csv(again) if again.exists() else None
     )
-    both = reference_both_rounds(reference)
+    both = reference_both_rounds(reference, config)
     if both is not None:  # round two's front, once its confirmation is in the reference
         front, regimes = both
     names, confirm_seeds = Plan.from_config(config).claim_models, len(config["protocol"]["confirm"]["seeds"])
@@ -166,7 +166,7 @@ def reference_answer(reference: Path, config: dict, workflow: Path, ledger: bool
     return render_answer(inputs, ledger)
 
 
-def reference_both_rounds(reference: Path):
+def reference_both_rounds(reference: Path, config: dict):
     """Round two's front over both rounds (``protocol_round_two_front.csv``, the rule
     ``protocol_round_two_confirmation``'s) and the regime rows it measured: round
     one's, then round two's, each confirmed regime's rows (either round's
@@ -175,8 +175,6 @@ def reference_both_rounds(reference: Path):
     import pandas as pd
 
     from gatedrnn.claims.front import later_confirmation, with_confirmation
-    from gatedrnn.claims.scoreboard import regime_frame
-    from gatedrnn.plan import CORPUS_SIZE, REGIME_SENSITIVITY
     from gatedrnn.plan.paths import (
         PROTOCOL_CONFIRMATION_REGIMES,
         PROTOCOL_ROUND_TWO_CONFIRMATION_REGIMES,
@@ -187,16 +185,15 @@ def reference_both_rounds(reference: Path):
     def located(path: str) -> Path:
         return reference / "tables" / Path(path).name
 
-    first = [located(p) for p in (REGIME_SENSITIVITY, CORPUS_SIZE) if located(p).exists()]
+    regimes = reference_regimes(reference, config)  # round one's
     round_two = (PROTOCOL_ROUND_TWO_FRONT, PROTOCOL_ROUND_TWO_REGIMES)
     needed = [
         located(p)
         for p in (*round_two, PROTOCOL_CONFIRMATION_REGIMES, PROTOCOL_ROUND_TWO_CONFIRMATION_REGIMES)
     ]
-    if not first or not all(p.exists() for p in needed):
+    if regimes is None or not all(p.exists() for p in needed):
         return None
     front, second, confirmed, again = (pd.read_csv(p) for p in needed)
-    regimes = regime_frame(*(pd.read_csv(p) for p in first))
     regimes = pd.concat([regimes, second.reindex(columns=regimes.columns)], ignore_index=True)
     return front, with_confirmation(regimes, later_confirmation(confirmed, again))
 
