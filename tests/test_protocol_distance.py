@@ -306,6 +306,34 @@ def test_the_front_figure_draws_unconfirmed_regimes_as_open_markers():
     plt.close(old)
 
 
+def test_the_front_figure_keeps_the_numbers_of_regimes_drawn_together_apart():
+    """Issue #48: front regimes drawn almost on one spot (both rounds' front has such
+    pairs) each get a number whose box overlaps no other number's."""
+    import matplotlib.pyplot as plt
+
+    from gatedrnn.report.protocol import front_figure
+
+    tables, names = reference_inputs()
+    table = distance_table(reference_regimes(), targets(CLAIMS, tables, names), confirm_seeds=3)
+    # every regime given a gate distance (today's reference scores none), and four on the
+    # front within 2 % of one another on both axes
+    crowded = table.assign(gates=np.linspace(20.0, 900.0, len(table)), on_front=False)
+    together = crowded.index[:4]
+    crowded.loc[together, "on_front"] = True
+    crowded.loc[together, "loss"] = [10.0, 10.1, 10.2, 9.9]
+    crowded.loc[together, "gates"] = [40.0, 40.5, 39.6, 40.2]
+    for block in ("loss", "gates"):
+        crowded[f"{block}_low"], crowded[f"{block}_high"] = crowded[block] * 0.9, crowded[block] * 1.1
+    fig = front_figure(crowded)
+    numbers = [t for ax in fig.axes for t in ax.texts if t.get_text().isdigit()]
+    assert sorted(int(t.get_text()) for t in numbers) == list(range(1, int(crowded["on_front"].sum()) + 1))
+    renderer = fig.canvas.get_renderer()
+    boxes = [t.get_window_extent(renderer) for t in numbers]
+    overlapping = [(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1 :] if a.overlaps(b)]
+    assert not overlapping
+    plt.close(fig)
+
+
 def test_the_interval_holds_its_distance_and_covers_the_expected_distance():
     """Simulated runs: three loss terms, each drawn once around a known true difference
     with the seed noise the target states; the block's distance must lie inside its own

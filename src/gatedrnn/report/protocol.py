@@ -136,10 +136,6 @@ def front_figure(front: pd.DataFrame):
                 yerr = _bars(part, "gates") if panel == "both" else None
                 axes[panel].errorbar(part["loss"], y, xerr=_bars(part, "loss"), yerr=yerr, label="_" + label,
                                      **style, **face)  # fmt: skip
-    for number, row in enumerate(named.to_dict("records"), start=1):
-        ax, y = (axes["loss"], 0.0) if math.isnan(row["gates"]) else (axes["both"], row["gates"])
-        ax.annotate(str(number), (row["loss"], y), xytext=(-4, 7), textcoords="offset points", fontsize=SMALL,
-                    fontweight="bold", color="tab:blue")  # fmt: skip
     for ax in axes.values():
         ax.axvline(1.0, color="grey", linestyle=":", linewidth=1, label="1: seed noise alone")
         ax.set_xscale("log")
@@ -179,4 +175,32 @@ def front_figure(front: pd.DataFrame):
     bottom = (0.7 + 0.2 * len(lines)) / fig.get_figheight()
     fig.text(0.02, 0.01, "\n".join(lines), fontsize=SMALL, va="bottom", ha="left")
     fig.tight_layout(rect=(0, bottom, 1, 1))
+    _number_front(fig, axes, named)  # after the layout: the numbers go where they end up drawn
     return fig
+
+
+# Where a front regime's number may sit, in points from its marker: above left first,
+# then around it, so that two regimes drawn close together keep both numbers legible.
+NUMBER_OFFSETS = ((-4, 7), (5, -13), (6, 3), (-14, -13), (-16, 3), (-4, 17), (8, 12), (-18, 14))
+
+
+def _number_front(fig, axes: dict, named: pd.DataFrame) -> None:
+    """Each front regime's number beside its marker, at the first of
+    :data:`NUMBER_OFFSETS` whose box overlaps no number placed before it."""
+    fig.draw_without_rendering()  # final limits and positions, for the display coordinates
+    to_points = 72.0 / fig.dpi
+    placed = []  # (x0, y0, x1, y1) in points on the figure
+    for number, row in enumerate(named.to_dict("records"), start=1):
+        ax, y = (axes["loss"], 0.0) if math.isnan(row["gates"]) else (axes["both"], row["gates"])
+        x_pt, y_pt = ax.transData.transform((row["loss"], y)) * to_points
+        width, height = 5.5 * len(str(number)), 8.0  # a bold digit at SMALL, roughly
+        for dx, dy in NUMBER_OFFSETS:
+            box = (x_pt + dx, y_pt + dy, x_pt + dx + width, y_pt + dy + height)
+            if not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in placed):
+                break
+        else:
+            dx, dy = NUMBER_OFFSETS[0]  # crowded all round: the usual place
+            box = (x_pt + dx, y_pt + dy, x_pt + dx + width, y_pt + dy + height)
+        placed.append(box)
+        ax.annotate(str(number), (row["loss"], y), xytext=(dx, dy), textcoords="offset points",
+                    fontsize=SMALL, fontweight="bold", color="tab:blue")  # fmt: skip
