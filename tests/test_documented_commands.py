@@ -157,9 +157,11 @@ def previous_ledger() -> str:
 
 def test_restore_puts_the_references_tables_back_into_a_results_folder(tmp_path):
     """reference/README.md: ``python -m gatedrnn.reference restore --reference ...``, from
-    the committed reference into a fresh results/: every table and figure its stages
-    collected, byte for byte, all with one modification time."""
+    the committed reference into a fresh results/: every table, figure and seed row its
+    stages collected, byte for byte, all with one modification time."""
     import os
+
+    from gatedrnn.reference.restore import RESTORED_FOLDERS
 
     results = tmp_path / "results"
     proc = run("gatedrnn.reference", "restore", "--reference", "reference", "--results", str(results))
@@ -168,7 +170,7 @@ def test_restore_puts_the_references_tables_back_into_a_results_folder(tmp_path)
         n
         for stage in listed.values()
         for n in stage.get("files", [])
-        if n.startswith(("tables/", "figures/"))
+        if n.startswith(tuple(f"{folder}/" for folder in RESTORED_FOLDERS))
     }
     assert names and f"restored {len(names)} files" in proc.stdout
     assert {str(p.relative_to(results)) for p in results.rglob("*") if p.is_file()} == names
