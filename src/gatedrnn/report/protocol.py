@@ -186,21 +186,18 @@ NUMBER_OFFSETS = ((-4, 7), (5, -13), (6, 3), (-14, -13), (-16, 3), (-4, 17), (8,
 
 def _number_front(fig, axes: dict, named: pd.DataFrame) -> None:
     """Each front regime's number beside its marker, at the first of
-    :data:`NUMBER_OFFSETS` whose box overlaps no number placed before it."""
+    :data:`NUMBER_OFFSETS` where its drawn box overlaps no number placed before it."""
     fig.draw_without_rendering()  # final limits and positions, for the display coordinates
-    to_points = 72.0 / fig.dpi
-    placed = []  # (x0, y0, x1, y1) in points on the figure
+    renderer = fig.canvas.get_renderer()
+    placed = []  # the numbers' boxes as drawn
     for number, row in enumerate(named.to_dict("records"), start=1):
         ax, y = (axes["loss"], 0.0) if math.isnan(row["gates"]) else (axes["both"], row["gates"])
-        x_pt, y_pt = ax.transData.transform((row["loss"], y)) * to_points
-        width, height = 5.5 * len(str(number)), 8.0  # a bold digit at SMALL, roughly
-        for dx, dy in NUMBER_OFFSETS:
-            box = (x_pt + dx, y_pt + dy, x_pt + dx + width, y_pt + dy + height)
-            if not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in placed):
+        label = ax.annotate(str(number), (row["loss"], y), xytext=NUMBER_OFFSETS[0],
+                            textcoords="offset points", fontsize=SMALL, fontweight="bold",
+                            color="tab:blue")  # fmt: skip
+        for offset in (*NUMBER_OFFSETS, NUMBER_OFFSETS[0]):  # crowded all round: the usual place
+            label.xyann = offset
+            box = label.get_window_extent(renderer)
+            if not any(box.overlaps(other) for other in placed):
                 break
-        else:
-            dx, dy = NUMBER_OFFSETS[0]  # crowded all round: the usual place
-            box = (x_pt + dx, y_pt + dy, x_pt + dx + width, y_pt + dy + height)
         placed.append(box)
-        ax.annotate(str(number), (row["loss"], y), xytext=(dx, dy), textcoords="offset points",
-                    fontsize=SMALL, fontweight="bold", color="tab:blue")  # fmt: skip
