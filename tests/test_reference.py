@@ -136,6 +136,24 @@ def test_a_second_part_collected_from_the_same_run_counts_only_its_own_trainings
     assert manifest["totals"]["training_jobs"] == 2 and manifest["totals"]["retrained_jobs"] == 1
 
 
+def test_analyses_made_again_after_a_code_change_take_over_only_the_files_they_change(tmp_path):
+    """collect --remade: the same run's analyses made again with changed analysis code (no
+    training) replace the files whose bytes changed and leave the rest to their stage."""
+    results = fake_run(tmp_path)
+    out = tmp_path / "reference"
+    collect(results, out, "study", {}, tmp_path / "data/corpus.json", tmp_path)
+    (results / "tables" / "t.csv").write_text("model,seed,loss\nlstm_w8,0,1.5000000000000002\n")
+    with pytest.raises(ValueError, match="--remade"):
+        collect(results, out, "exact_math", {}, tmp_path / "data/corpus.json", tmp_path)
+    manifest = collect(results, out, "exact_math", {}, tmp_path / "data/corpus.json", tmp_path, remade=True)
+    stage = manifest["stages"]["exact_math"]
+    assert stage["remade"] == {"tables/t.csv": "study"} and stage["files"] == ["tables/t.csv"]
+    assert manifest["files"]["tables/t.csv"] == "exact_math"
+    assert manifest["files"]["figures/f.png"] == "study" and manifest["files"]["claims.csv"] == "study"
+    assert (out / "tables" / "t.csv").read_text().endswith("1.5000000000000002\n")
+    assert stage["training_jobs"] == [] and manifest["totals"]["training_jobs"] == 1
+
+
 def test_file_owners_are_keyed_inside_reference_whatever_an_older_manifest_said(tmp_path):
     results = fake_run(tmp_path)
     out = tmp_path / "reference"

@@ -17,10 +17,10 @@ Conventions (see the spec's "Conventions"):
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
+
+from gatedrnn.core import exact_math
 
 # --------------------------------------------------------------------------
 # A1: the gradient highway
@@ -42,7 +42,7 @@ def highway(distances=HIGHWAY_DISTANCES, factors=None) -> pd.DataFrame:
     tau = np.asarray(distances, dtype=np.int64)
     table = {"distance": tau}
     for name, a in factors.items():
-        table[name] = np.power(np.float64(a), tau.astype(np.float64))
+        table[name] = exact_math.power(a, tau)
     return pd.DataFrame(table)
 
 
@@ -57,7 +57,7 @@ FORGET_POWERS = (10, 47, 100)
 def sigmoid(x):
     """Logistic function in float64, stable for either sign."""
     x = np.asarray(x, dtype=np.float64)
-    e = np.exp(-np.abs(x))
+    e = exact_math.exp(-np.abs(x))
     return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
 
 
@@ -70,7 +70,7 @@ def forget_bias_init(biases=FORGET_BIASES, powers=FORGET_POWERS) -> pd.DataFrame
     f = sigmoid(b)
     table = {"forget_bias": np.asarray(biases), "sigmoid": f}
     for n in powers:
-        table[f"after_{n}"] = np.power(f, np.float64(n))
+        table[f"after_{n}"] = exact_math.power(f, n)
     return pd.DataFrame(table)
 
 
@@ -106,12 +106,12 @@ def lstm_step(h_prev, c_prev, x, weights=None, biases=None) -> dict[str, np.ndar
     b = {k: np.asarray(v, dtype=np.float64) for k, v in biases.items()}
     f = sigmoid(W["W_f"] @ q + b["b_f"])
     i = sigmoid(W["W_i"] @ q + b["b_i"])
-    g = np.tanh(W["W_c"] @ q)
+    g = exact_math.tanh(W["W_c"] @ q)
     o = sigmoid(W["W_o"] @ q + b["b_o"])
     kept = f * c_prev
     added = i * g
     c = kept + added
-    h = o * np.tanh(c)
+    h = o * exact_math.tanh(c)
     return {
         "forget": f,
         "input": i,
@@ -137,7 +137,7 @@ def gru_step_textbook(h_prev, x, weights=None) -> dict[str, np.ndarray]:
     W = {k: np.asarray(v, dtype=np.float64) for k, v in weights.items()}
     z = sigmoid(W["W_f"] @ q)
     r = sigmoid(W["W_i"] @ q)
-    n = np.tanh(W["W_c"] @ np.concatenate([r * h_prev, x]))
+    n = exact_math.tanh(W["W_c"] @ np.concatenate([r * h_prev, x]))
     h = (1.0 - z) * h_prev + z * n
     return {"update": z, "reset": r, "candidate": n, "hidden": h}
 
@@ -201,7 +201,7 @@ def param_counts(input_size=PARAM_INPUT_SIZE, hidden_size=PARAM_HIDDEN_SIZE) -> 
 
 RESET_W = ((0.0, 1.0), (1.0, 0.0))
 RESET_H_PREV = (0.5, -0.5)
-RESET_PREACT = (math.log(3.0), -math.log(3.0))
+RESET_PREACT = (exact_math.log(3.0), -exact_math.log(3.0))
 UPDATE_PREACT = (0.0, 0.0)
 
 RESET_CHECK_SEED = 0
@@ -221,9 +221,9 @@ def gru_candidate(W, h, r, placement, b_hn=0.0, input_part=0.0):
     h = np.asarray(h, dtype=np.float64)
     r = np.asarray(r, dtype=np.float64)
     if placement == "before":
-        return np.tanh(input_part + W @ (r * h) + b_hn)
+        return exact_math.tanh(input_part + W @ (r * h) + b_hn)
     if placement == "after":
-        return np.tanh(input_part + r * (W @ h + b_hn))
+        return exact_math.tanh(input_part + r * (W @ h + b_hn))
     raise ValueError(f"placement must be one of {RESET_PLACEMENTS}, not {placement!r}")
 
 

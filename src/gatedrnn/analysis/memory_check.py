@@ -48,6 +48,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from gatedrnn.core import exact_math
+
 OPEN_FORGET = 0.9  # a unit whose mean f exceeds this holds half a change for > 6.6 steps
 SATURATION = 2.0  # |c| beyond this: tanh'(c) < 0.071, a cell change barely reaches h
 PARAMETERS = ("embed.weight", "rnn.weight_ih_l0", "rnn.weight_hh_l0", "rnn.bias_ih_l0", "rnn.bias_hh_l0")
@@ -157,7 +159,8 @@ def first_half_crossing(curve, level: float = 0.5) -> float:
                 return 0.0
             if values[k] <= 0.0:
                 return float(k)
-            fraction = math.log(values[k - 1] / level) / math.log(values[k - 1] / values[k])
+            ln = exact_math.log
+            fraction = ln(values[k - 1] / level) / ln(values[k - 1] / values[k])
             return k - 1 + fraction
     return float("nan")
 
@@ -242,7 +245,9 @@ def unit_half_life(mean_f: np.ndarray) -> np.ndarray:
     """``-ln 2 / ln f`` per unit: the steps a constant forget gate f takes to halve the cell."""
     mean_f = np.asarray(mean_f, dtype=np.float64)
     inside = (mean_f > 0.0) & (mean_f < 1.0)
-    lives = -math.log(2.0) / np.log(np.where(inside, mean_f, 0.5))  # 0.5: any f with a finite log
+    lives = -exact_math.log(2.0) / exact_math.log(
+        np.where(inside, mean_f, 0.5)
+    )  # 0.5: any f with a finite log
     return np.where(mean_f >= 1.0, np.inf, np.where(mean_f <= 0.0, 0.0, lives))
 
 
@@ -253,7 +258,7 @@ def gate_statistics(w: LstmWeights, run: Mapping[str, torch.Tensor]) -> dict[str
     lives = unit_half_life(unit_f)
     open_units = unit_f > OPEN_FORGET
     c = run["c"].numpy()
-    tanh_c = np.tanh(c)
+    tanh_c = torch.tanh(run["c"]).numpy()  # the training's own kernel, under the numerics pin
     return {
         "f_mean": float(f.mean()),
         "f_open_unit_share": float(open_units.mean()),

@@ -43,6 +43,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from gatedrnn.core import exact_math
+
 PERCENTILES = (5, 25, 50, 75, 95)
 CHANGE_POSITION = 64
 CHANGE_SHIFT = 1
@@ -59,7 +61,7 @@ def half_life(a):
     ``ln(0.5) / ln(a)``. ``a >= 1`` gives inf, ``a <= 0`` gives 0. Vectorised."""
     a = np.asarray(a, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.log(0.5) / np.log(a)
+        out = exact_math.log(0.5) / exact_math.log(a)
     out = np.where(a >= 1.0, np.inf, out)
     out = np.where(a <= 0.0, 0.0, out)
     return out if out.ndim else float(out)
@@ -231,7 +233,8 @@ def curve_half_life(curve, level: float = 0.5) -> float:
     before, after = curve[k - 1], curve[k]
     if after <= 0.0:
         return float(k)  # the log is unbounded below; the crossing is at most k
-    return float(k - 1 + (np.log(before) - np.log(level)) / (np.log(before) - np.log(after)))
+    ln = exact_math.log
+    return float(k - 1 + (ln(before) - ln(level)) / (ln(before) - ln(after)))
 
 
 # ------------------------------------------------------------------ gradient reach
@@ -246,6 +249,6 @@ def gradient_reach_summary(norms: np.ndarray) -> dict:
     relative_back = norms[::-1] / norms[-1]  # index = steps back from the last input
     return {
         "first_over_last": float(relative_back[-1]),
-        "log10_first_over_last": float(np.log10(relative_back[-1])),
+        "log10_first_over_last": exact_math.log10(relative_back[-1]),
         "half_distance": curve_half_life(relative_back),
     }

@@ -12,6 +12,8 @@ import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from gatedrnn.core import exact_math
+
 # The scales a band is measured on: ±x on the scale means the same at both ends of
 # the quantity's range (logit for a gate value in (0, 1); log for a positive quantity
 # spanning magnitudes; half_life for the fraction of a difference left after k steps).
@@ -53,15 +55,15 @@ def to_scale(value: float, scale: str, after: float = 1.0) -> float:
     if scale == "logit":
         if value <= 0 or value >= 1:
             return math.copysign(math.inf, value - 0.5)
-        return math.log(value / (1 - value))
+        return exact_math.log(value / (1 - value))
     if scale == "log":
-        return math.log(value) if value > 0 else -math.inf
+        return exact_math.log(value) if value > 0 else -math.inf
     if scale == "half_life":  # ln of the half-life implied by `value` left after `after` steps
         if value >= 1:  # no decay: the difference never halves
             return math.inf
         if value <= 0:
             return -math.inf
-        return math.log(after * math.log(0.5) / math.log(value))
+        return exact_math.log(after * exact_math.log(0.5) / exact_math.log(value))
     raise ValueError(f"unknown scale {scale!r}")
 
 
@@ -70,11 +72,11 @@ def from_scale(value: float, scale: str, after: float = 1.0) -> float:
     if scale == "linear":
         return value
     if scale == "logit":
-        return 1 / (1 + math.exp(-value)) if value > -700 else 0.0
+        return 1 / (1 + exact_math.exp(-value)) if value > -700 else 0.0
     if scale == "log":
-        return math.exp(value)
+        return exact_math.exp(value)
     if scale == "half_life":
-        return 0.5 ** (after / math.exp(value))
+        return exact_math.power(0.5, after / exact_math.exp(value))
     raise ValueError(f"unknown scale {scale!r}")
 
 
@@ -168,7 +170,7 @@ def floor_width(tolerance: Mapping, published: float) -> float:
         return float(tolerance.get("abs", 0.0)) + float(tolerance.get("rel", 0.0)) * abs(published)
     if scale == "logit":
         return float(tolerance["abs"])
-    return math.log(float(tolerance["factor"]))
+    return exact_math.log(float(tolerance["factor"]))
 
 
 def make_band(

@@ -48,6 +48,7 @@ import numpy as np
 import pandas as pd
 
 from gatedrnn.claims.spec import Claim
+from gatedrnn.core import exact_math
 
 # The least standard deviation of a term, per scale (the denominator's floor): a
 # loss is printed to 4 decimals (0.002 nats is below the study's smallest seed spread);
@@ -115,9 +116,9 @@ def natural(values, scale: str) -> np.ndarray:
     x = np.asarray(values, dtype=np.float64)
     if scale == "logit":
         x = np.clip(x, 1e-6, 1 - 1e-6)
-        return np.log(x) - np.log1p(-x)
+        return exact_math.log(x) - exact_math.log1p(-x)
     if scale == "log":
-        return np.log(x)
+        return exact_math.log(x)
     return x
 
 
@@ -204,12 +205,13 @@ def terms(regimes: pd.DataFrame, found: list[Target]) -> pd.DataFrame:
             seeds = int(row["seeds"].iloc[0]) if "seeds" in row else 1
             value = float(natural(row[s.column].iloc[0], s.scale))
             variance = t.run_variance / max(seeds, 1) + t.study_variance / t.study_seeds
-            denominator = max(variance, FLOOR_SD[s.scale] ** 2)
+            floor, gap = FLOOR_SD[s.scale], value - t.study  # squares as products: exact IEEE, no pow()
+            denominator = max(variance, floor * floor)
             rows.append(
                 {"regime": regime, "block": s.block, "summary": s.name, "column": s.column, "scale": s.scale,
                  "seeds": seeds, "value": value, "study": t.study, "run_variance": t.run_variance,
                  "study_variance": t.study_variance, "denominator": denominator,
-                 "floored": denominator > variance, "z2": (value - t.study) ** 2 / denominator}
+                 "floored": denominator > variance, "z2": gap * gap / denominator}
             )  # fmt: skip
     return pd.DataFrame(rows, columns=TERM_COLUMNS)
 
@@ -300,7 +302,7 @@ def _lower_gamma_regularised(a: float, x: float) -> float:
         n += 1
         term *= x / (a + n)
         total += term
-    return total * math.exp(-x + a * math.log(x) - math.lgamma(a))
+    return total * exact_math.exp(-x + a * exact_math.log(x) - exact_math.ln_gamma_half_integer(a))
 
 
 def seed_noise_limit(terms: int, level: float = 0.95) -> float:

@@ -121,6 +121,12 @@ def run(argv: list[str] | None = None) -> int:
     c.add_argument("--note", default="", help="how the stage was run, where that is not plain")
     c.add_argument("--partial", action="store_true", help="some of the stage's targets are still to come")
     c.add_argument(
+        "--remade",
+        action="store_true",
+        help="the run made earlier stages' analyses again after their code changed: files that "
+        "differ from the collected ones replace them, and the manifest records which",
+    )
+    c.add_argument(
         "--projection",
         help="the file `python -m gatedrnn.estimate --json FILE` wrote before the stage ran: "
         "the manifest sets its projected CPU time against the actual",
@@ -359,13 +365,24 @@ def run(argv: list[str] | None = None) -> int:
         projection = _json_file("--projection", args.projection) if args.projection else None
         try:
             saved = manifest.collect(
-                results, out, args.stage, config, provenance, Path.cwd(), args.note, projection, args.partial
+                results,
+                out,
+                args.stage,
+                config,
+                provenance,
+                Path.cwd(),
+                args.note,
+                projection,
+                args.partial,
+                remade=args.remade,
             )
         except ValueError as err:
             print(f"ERROR: {err}", file=sys.stderr)
             return 1
         stage = saved["stages"][args.stage]
         print(f"stage {args.stage}: {len(stage['files'])} files into {args.out} (commit {stage['commit']})")
+        if "remade" in stage:
+            print(f"of them made again with other bytes than the stage that had them: {len(stage['remade'])}")
         print(f"training jobs recorded: {saved['totals']}")
         if "projection" in stage:
             print(f"projected against actual: {stage['projection']}")

@@ -121,13 +121,20 @@ def _relative_owners(owner: dict[str, str]) -> dict[str, str]:
     return fixed
 
 
-def _copy_checked(src: Path, dst: Path, key: str, owner: dict[str, str], stage: str) -> None:
-    """Refuse a copy over another stage's file; the copies themselves come after every check."""
+def _copy_checked(src: Path, dst: Path, key: str, owner: dict[str, str], stage: str,
+                  remade: dict[str, str] | None = None) -> None:  # fmt: skip
+    """Refuse a copy over another stage's file; the copies themselves come after every check.
+    With ``remade`` (a stage that made earlier stages' files again after a change to the
+    analysis code), such a file is taken over instead, its former stage kept in ``remade``."""
     if dst.exists() and dst.read_bytes() != src.read_bytes() and owner.get(key, stage) != stage:
-        raise ValueError(
-            f"{dst} was collected by stage {owner[key]!r} and the run's {src} differs from it; "
-            "collect each stage from one run, or start reference/ afresh"
-        )
+        if remade is None:
+            raise ValueError(
+                f"{dst} was collected by stage {owner[key]!r} and the run's {src} differs from it; "
+                "collect each stage from one run, or start reference/ afresh (or, for analyses made "
+                "again after a change to their code, collect with --remade)"
+            )
+        remade[key] = owner[key]
+        owner[key] = stage
     owner.setdefault(key, stage)
 
 
@@ -241,11 +248,17 @@ def collect(
     note: str = "",
     projection: Path | None = None,
     partial: bool = False,
+    remade: bool = False,
 ) -> dict:
     """Copy the run's small outputs into ``out`` and record the stage in the manifest
     (its commit, its config, ``note``: how it was run where that is not plain, and,
     given the estimate's ``--json`` file made before the stage ran, its projected
-    CPU time against the actual)."""
+    CPU time against the actual).
+
+    ``remade``: the run made earlier stages' analyses again after their code changed (no
+    model retrained): a file whose bytes differ from the collected one replaces it and
+    becomes this stage's, and the stage records each with the stage that had it; a file
+    with the same bytes stays its stage's. Any other difference is refused."""
     manifest_path = out / MANIFEST
     manifest = {"stages": {}, "files": {}}
     if manifest_path.exists():
@@ -259,9 +272,12 @@ def collect(
     for name in LEDGER_FILES + PROSE_FILES:
         if (results / name).exists():
             sources[name] = results / name
+    taken_over: dict[str, str] | None = {} if remade else None
     for name, src in sources.items():
-        _copy_checked(src, out / name, name, owner, stage)
+        _copy_checked(src, out / name, name, owner, stage, taken_over)
     copied = list(sources)
+    if remade:  # the files it changed or added, not those it made again bit for bit
+        copied = [name for name in sources if owner.get(name) == stage]
     provenance = json.loads(corpus_provenance.read_text()) if corpus_provenance.exists() else {}
     machine = this_machine(config)
     record = {
@@ -275,6 +291,8 @@ def collect(
         record["note"] = note
     if partial:
         record["partial"] = True  # some of the stage's targets are still to come
+    if remade:
+        record["remade"] = dict(sorted(taken_over.items()))  # file -> the stage that had it before
     manifest["stages"][stage] = record
     manifest["config"] = config
     manifest["corpus"] = {

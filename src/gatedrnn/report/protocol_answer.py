@@ -19,13 +19,13 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 
 from gatedrnn.claims.bands import format_value
 from gatedrnn.claims.distance import SUMMARIES, block_distances, grid_rows, natural, seed_noise_limit, targets
 from gatedrnn.claims.front import scored_on_any
 from gatedrnn.claims.scoreboard import regime_verdicts
+from gatedrnn.core import exact_math
 from gatedrnn.report.protocol import AXIS_WORDS, distance_text, regime_label
 from gatedrnn.report.results_page import fmt, markdown_table, replace_block
 
@@ -112,9 +112,9 @@ def block_terms(rows: pd.DataFrame, found) -> pd.DataFrame:
 
 def _back(value: float, scale: str) -> float:
     if scale == "logit":
-        return float(1 / (1 + np.exp(-value)))
+        return 1 / (1 + exact_math.exp(-value))
     if scale == "log":
-        return float(np.exp(value))
+        return exact_math.exp(value)
     return value
 
 

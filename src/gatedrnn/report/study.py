@@ -5,10 +5,13 @@ each takes the table(s) it draws, the study's published values where it marks th
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 from matplotlib.ticker import FixedLocator, LogFormatterMathtext, NullLocator
 
+from gatedrnn.core import exact_math
 from gatedrnn.report.published_marks import (
     Published,
     ids,
@@ -51,7 +54,7 @@ def decade_ticks(ax, values, most: int = 8) -> None:
     most ``most`` label the axis (matplotlib's own choice lands on 10^-19, 10^-38)."""
     values = np.asarray(values, dtype=float)
     values = values[np.isfinite(values) & (values > 0)]
-    low, high = int(np.floor(np.log10(values.min()))), int(np.ceil(np.log10(values.max())))
+    low, high = math.floor(exact_math.log10(values.min())), math.ceil(exact_math.log10(values.max()))
     step = next(s for s in (1, 2, 5, 10, 25, 50, 100) if (high - low) / s <= most - 1)
     top = step * int(np.ceil(high / step))
     ax.yaxis.set_major_locator(FixedLocator([10.0**e for e in range(top, low - step, -step)]))
