@@ -161,7 +161,7 @@ def first_half_crossing(curve, level: float = 0.5) -> float:
                 return float(k)
             ln = exact_math.log
             fraction = ln(values[k - 1] / level) / ln(values[k - 1] / values[k])
-            return k - 1 + fraction
+            return float(k - 1 + fraction)
     return float("nan")
 
 

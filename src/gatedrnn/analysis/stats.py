@@ -249,6 +249,6 @@ def gradient_reach_summary(norms: np.ndarray) -> dict:
     relative_back = norms[::-1] / norms[-1]  # index = steps back from the last input
     return {
         "first_over_last": float(relative_back[-1]),
-        "log10_first_over_last": exact_math.log10(relative_back[-1]),
+        "log10_first_over_last": float(exact_math.log10(relative_back[-1])),
         "half_distance": curve_half_life(relative_back),
     }

@@ -55,15 +55,15 @@ def to_scale(value: float, scale: str, after: float = 1.0) -> float:
     if scale == "logit":
         if value <= 0 or value >= 1:
             return math.copysign(math.inf, value - 0.5)
-        return exact_math.log(value / (1 - value))
+        return float(exact_math.log(value / (1 - value)))
     if scale == "log":
-        return exact_math.log(value) if value > 0 else -math.inf
+        return float(exact_math.log(value)) if value > 0 else -math.inf
     if scale == "half_life":  # ln of the half-life implied by `value` left after `after` steps
         if value >= 1:  # no decay: the difference never halves
             return math.inf
         if value <= 0:
             return -math.inf
-        return exact_math.log(after * exact_math.log(0.5) / exact_math.log(value))
+        return float(exact_math.log(after * exact_math.log(0.5) / exact_math.log(value)))
     raise ValueError(f"unknown scale {scale!r}")
 
 
@@ -72,11 +72,11 @@ def from_scale(value: float, scale: str, after: float = 1.0) -> float:
     if scale == "linear":
         return value
     if scale == "logit":
-        return 1 / (1 + exact_math.exp(-value)) if value > -700 else 0.0
+        return float(1 / (1 + exact_math.exp(-value))) if value > -700 else 0.0
     if scale == "log":
-        return exact_math.exp(value)
+        return float(exact_math.exp(value))
     if scale == "half_life":
-        return exact_math.power(0.5, after / exact_math.exp(value))
+        return float(exact_math.power(0.5, after / exact_math.exp(value)))
     raise ValueError(f"unknown scale {scale!r}")
 
 
@@ -170,7 +170,7 @@ def floor_width(tolerance: Mapping, published: float) -> float:
         return float(tolerance.get("abs", 0.0)) + float(tolerance.get("rel", 0.0)) * abs(published)
     if scale == "logit":
         return float(tolerance["abs"])
-    return exact_math.log(float(tolerance["factor"]))
+    return float(exact_math.log(float(tolerance["factor"])))
 
 
 def make_band(

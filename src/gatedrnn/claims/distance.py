@@ -302,7 +302,7 @@ def _lower_gamma_regularised(a: float, x: float) -> float:
         n += 1
         term *= x / (a + n)
         total += term
-    return total * exact_math.exp(-x + a * exact_math.log(x) - exact_math.ln_gamma_half_integer(a))
+    return float(total * exact_math.exp(-x + a * exact_math.log(x) - exact_math.ln_gamma_half_integer(a)))
 
 
 def seed_noise_limit(terms: int, level: float = 0.95) -> float:

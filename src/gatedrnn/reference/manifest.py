@@ -124,8 +124,8 @@ def _relative_owners(owner: dict[str, str]) -> dict[str, str]:
 def _copy_checked(src: Path, dst: Path, key: str, owner: dict[str, str], stage: str,
                   remade: dict[str, str] | None = None) -> None:  # fmt: skip
     """Refuse a copy over another stage's file; the copies themselves come after every check.
-    With ``remade`` (a stage that made earlier stages' files again after a change to the
-    analysis code), such a file is taken over instead, its former stage kept in ``remade``."""
+    With ``remade`` (analyses made again after their code changed) the file is taken over
+    instead, and ``remade`` keeps the stage that had it."""
     if dst.exists() and dst.read_bytes() != src.read_bytes() and owner.get(key, stage) != stage:
         if remade is None:
             raise ValueError(
@@ -253,12 +253,9 @@ def collect(
     """Copy the run's small outputs into ``out`` and record the stage in the manifest
     (its commit, its config, ``note``: how it was run where that is not plain, and,
     given the estimate's ``--json`` file made before the stage ran, its projected
-    CPU time against the actual).
-
-    ``remade``: the run made earlier stages' analyses again after their code changed (no
-    model retrained): a file whose bytes differ from the collected one replaces it and
-    becomes this stage's, and the stage records each with the stage that had it; a file
-    with the same bytes stays its stage's. Any other difference is refused."""
+    CPU time against the actual). ``remade``: the run made earlier stages' analyses again
+    after their code changed; a file with other bytes becomes this stage's (see
+    :func:`_copy_checked`), one with the same bytes stays its stage's."""
     manifest_path = out / MANIFEST
     manifest = {"stages": {}, "files": {}}
     if manifest_path.exists():
@@ -275,9 +272,8 @@ def collect(
     taken_over: dict[str, str] | None = {} if remade else None
     for name, src in sources.items():
         _copy_checked(src, out / name, name, owner, stage, taken_over)
-    copied = list(sources)
-    if remade:  # the files it changed or added, not those it made again bit for bit
-        copied = [name for name in sources if owner.get(name) == stage]
+    # a remade stage's files: those it changed or added, not those it made again bit for bit
+    copied = [name for name in sources if not remade or owner.get(name) == stage]
     provenance = json.loads(corpus_provenance.read_text()) if corpus_provenance.exists() else {}
     machine = this_machine(config)
     record = {

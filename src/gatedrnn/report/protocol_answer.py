@@ -112,9 +112,9 @@ def block_terms(rows: pd.DataFrame, found) -> pd.DataFrame:
 
 def _back(value: float, scale: str) -> float:
     if scale == "logit":
-        return 1 / (1 + exact_math.exp(-value))
+        return float(1 / (1 + exact_math.exp(-value)))
     if scale == "log":
-        return exact_math.exp(value)
+        return float(exact_math.exp(value))
     return value
 
 
