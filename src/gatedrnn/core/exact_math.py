@@ -51,22 +51,23 @@ def _elementwise(scalar):
     return apply
 
 
-def _ln(x: float) -> float:
-    """Natural logarithm, correctly rounded."""
+def _logarithm(x: float, rounded) -> float:
+    """``rounded(Decimal(x))`` for a positive finite ``x``; numpy's values elsewhere."""
     if x > 0 and x != math.inf:
-        return float(_CONTEXT.ln(Decimal(x)))
+        return float(rounded(Decimal(x)))
     if x == 0:
         return -math.inf
     return x if x == math.inf else math.nan
+
+
+def _ln(x: float) -> float:
+    """Natural logarithm, correctly rounded."""
+    return _logarithm(x, _CONTEXT.ln)
 
 
 def _log10(x: float) -> float:
     """Base-10 logarithm, correctly rounded (exact at powers of ten)."""
-    if x > 0 and x != math.inf:
-        return float(_CONTEXT.log10(Decimal(x)))
-    if x == 0:
-        return -math.inf
-    return x if x == math.inf else math.nan
+    return _logarithm(x, _CONTEXT.log10)
 
 
 def _log1p(x: float) -> float:
