@@ -152,6 +152,16 @@ def test_analyses_made_again_after_a_code_change_take_over_only_the_files_they_c
     assert manifest["files"]["figures/f.png"] == "study" and manifest["files"]["claims.csv"] == "study"
     assert (out / "tables" / "t.csv").read_text().endswith("1.5000000000000002\n")
     assert stage["training_jobs"] == [] and manifest["totals"]["training_jobs"] == 1
+    from gatedrnn.report.provenance import machines, provenance
+
+    lines = provenance(manifest)  # a stage of no kind: its own row, and what it changed
+    assert any(
+        line.startswith("| exact_math | analyses made again after their code changed (1 file changed)")
+        for line in lines
+    )
+    made_again = "- **Made again** by exact_math, with the bytes that changed (the stage that had each"
+    assert f"{made_again} before): `t.csv` (study)." in lines
+    assert len(machines(manifest)) == 1
 
 
 def test_file_owners_are_keyed_inside_reference_whatever_an_older_manifest_said(tmp_path):
@@ -320,7 +330,7 @@ def test_a_job_resumed_after_a_stop_is_set_against_the_steps_its_benchmark_measu
     assert recorded["actual_over_projected"] == round(3.19 / (4.0 * 30 / 40), 3)
     assert manifest["totals"]["steps_not_measured"] == 10
     assert manifest["totals"]["cpu_hours_not_measured"] == round(3.19 * 10 / 30 / 3600, 3)
-    from gatedrnn.report.results_page import provenance
+    from gatedrnn.report.provenance import provenance
 
     assert "- **Not benchmarked**: 10 steps, trained by processes a session's end stopped" in "\n".join(
         provenance(manifest)
@@ -355,7 +365,7 @@ def test_completing_the_protocol_from_reference_tables_gives_the_rules_bytes(smo
 
 
 def test_the_results_page_names_each_stage_part_with_its_own_machine():
-    from gatedrnn.report.results_page import collected, machines, provenance
+    from gatedrnn.report.provenance import collected, machines, provenance
 
     manifest = {
         "cpu": "CPU A", "cores": 2, "threads_per_job": 1,
@@ -379,7 +389,7 @@ def test_the_results_page_names_each_stage_part_with_its_own_machine():
 
 
 def test_a_stage_collected_in_part_says_so_on_the_pages(tmp_path):
-    from gatedrnn.report.results_page import held, provenance
+    from gatedrnn.report.provenance import held, provenance
 
     results = fake_run(tmp_path)
     manifest = collect(results, tmp_path / "reference", "questions", {}, tmp_path / "data/corpus.json",
@@ -392,7 +402,7 @@ def test_a_stage_collected_in_part_says_so_on_the_pages(tmp_path):
 
 
 def test_a_stage_made_in_parts_numbers_them_once_the_last_is_in(tmp_path):
-    from gatedrnn.report.results_page import held, provenance
+    from gatedrnn.report.provenance import held, provenance
 
     results = fake_run(tmp_path)
     out, corpus = tmp_path / "reference", tmp_path / "data/corpus.json"

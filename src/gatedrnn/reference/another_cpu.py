@@ -93,7 +93,8 @@ def _retrained_models(record: dict) -> str:
 
 def render_another_cpu_section(reference: Path, config: dict, workflow: Path) -> str:
     """The generated block of reference/README.md's "Another CPU model"."""
-    from gatedrnn.report.results_page import markdown_table, stage_machine
+    from gatedrnn.report.markdown import markdown_table
+    from gatedrnn.report.provenance import stage_machine
 
     reference = Path(reference)
     manifest = json.loads((reference / MANIFEST).read_text())

@@ -17,8 +17,9 @@ import pandas as pd
 
 from gatedrnn.claims import load_claims
 from gatedrnn.report.protocol import regime_label
+from gatedrnn.report.provenance import stage_machine
 from gatedrnn.report.published_view import INVERSION_HEADING
-from gatedrnn.report.results_page import fmt, markdown_table, replace_block, stage_machine
+from gatedrnn.report.results_page import fmt, markdown_table, replace_block
 
 PROTOCOL_BEGIN = "<!-- BEGIN protocol section (python -m gatedrnn.reference pages) -->"
 PROTOCOL_END = "<!-- END protocol section -->"

@@ -7,7 +7,6 @@ there is a cell of a committed table, never typed.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from gatedrnn.report.markdown import fmt, markdown_table, shares_judged, shown_columns
+from gatedrnn.report.provenance import STAGES, _manifest, collected, held, machines, provenance
 from gatedrnn.report.published_view import (
     HEADLINE_FIGURE,
     claims_of_table,
@@ -152,105 +152,6 @@ SECTIONS = (
             "The LSTM with i = 1 - f (cifg) at the LSTM's width and on its budget beside the LSTM and "
             "the budget GRU; split rows: variant - reference on the medians over seeds."),
 )  # fmt: skip
-
-STAGES = {
-    "study": "the study's own experiments (grid, forget-bias sweep, closed forms)",
-    "regimes": "the regime sweep",
-    "questions": "the open questions",
-    "protocol": "which protocol reproduces the study",
-}
-
-
-def _manifest(reference: Path) -> dict:
-    path = reference / "manifest.json"
-    return json.loads(path.read_text()) if path.exists() else {"stages": {}}
-
-
-def stage_kind(name: str) -> str:
-    """The stage of STAGES a collected stage belongs to: a stage may be collected in
-    parts, each named after it (``protocol_confirmation`` is part of ``protocol``)."""
-    return next((kind for kind in STAGES if name == kind or name.startswith(kind + "_")), name)
-
-
-def collected(manifest: dict, kind: str) -> list[str]:
-    """The collected stages (or parts) of ``kind``, in the order they were collected."""
-    stages = manifest.get("stages", {})
-    names = [name for name in stages if stage_kind(name) == kind]
-    return sorted(names, key=lambda name: stages[name].get("collected", ""))
-
-
-def held(manifest: dict, kind: str) -> str:
-    """What a stage kind holds, "(in part)" while its latest part was collected partial."""
-    latest = manifest["stages"][collected(manifest, kind)[-1]]
-    return STAGES[kind] + (" (in part)" if latest.get("partial") else "")
-
-
-def stage_machine(manifest: dict, name: str) -> dict:
-    """The machine a stage ran on: its own record, else the manifest's top-level one
-    (stages collected before each recorded its own)."""
-    own = manifest.get("stages", {}).get(name, {}).get("machine")
-    keys = ("cpu", "cores", "python", "torch", "threads_per_job")
-    return own or {key: manifest.get(key, "?") for key in keys}
-
-
-def machines(manifest: dict) -> list[str]:
-    """The CPU models of the collected stages, in stage order, each once."""
-    seen = [stage_machine(manifest, name)["cpu"] for kind in STAGES for name in collected(manifest, kind)]
-    return list(dict.fromkeys(seen))
-
-
-def provenance(manifest: dict) -> list[str]:
-    stages = manifest.get("stages", {})
-    lines = ["| stage | what | commit | CPU | trainings (of them retrained) |", "|---|---|---|---|---|"]
-    for kind, what in STAGES.items():
-        if not collected(manifest, kind):
-            lines.append(f"| {kind} | {what} | not run yet | | |")
-        parts = collected(manifest, kind)
-        complete = bool(parts) and not stages[parts[-1]].get("partial")
-        for number, name in enumerate(parts, 1):
-            stage = stages[name]
-            machine = stage_machine(manifest, name)
-            trained = stage.get("training_jobs")
-            again = len(stage.get("retrained", {}))
-            count = "not recorded" if trained is None else f"{len(trained)} ({again})"
-            # once the last part is in, each part says which it was; before, "(in part)"
-            if len(parts) > 1 and complete:
-                part = f", part {number} of {len(parts)}"
-            else:
-                part = " (in part)" if stage.get("partial") else ""
-            lines.append(f"| {name} | {what}{part} | {stage['commit'][:12]} | {machine['cpu']} | {count} |")
-    corpus = manifest.get("corpus", {})
-    totals = manifest.get("totals", {})
-    retrained = totals.get("retrained_jobs")
-    lines += [
-        "",
-        f"- **Machines**: {' and '.join(machines(manifest))}, {manifest.get('cores', '?')} cores, "
-        f"{manifest.get('threads_per_job', '?')} thread(s) per job; Python {manifest.get('python', '?')}, "
-        f"torch {manifest.get('torch', '?')}.",
-        f"- **Corpus**: {corpus.get('source', '?')}, {fmt(corpus.get('characters'))} characters, "
-        f"{corpus.get('vocab_size', '?')} distinct, sha256 `{corpus.get('corpus_sha256', '?')}`.",
-        f"- **Training**: {totals.get('training_jobs', 0)} models, "
-        f"{fmt(totals.get('cpu_hours', 0.0))} CPU-hours"
-        + (
-            f" ({retrained} of them trained again by a later stage that started without the earlier "
-            "stages' models; a model's tables come from the stage that made them)."
-            if retrained
-            else "."
-        ),
-    ]
-    if totals.get("steps_not_measured"):
-        lines.append(
-            f"- **Not benchmarked**: {fmt(totals['steps_not_measured'])} steps, trained by processes a "
-            "session's end stopped before the job resumed from its checkpoint (about "
-            f"{fmt(totals['cpu_hours_not_measured'])} CPU-hours more at each job's own cost per step)."
-        )
-    if totals.get("cpu_hours_saved_by_prefix"):
-        lines.append(
-            f"- **Prefix sharing**: {fmt(totals['steps_saved_by_prefix'])} steps fewer trained "
-            f"(about {fmt(totals['cpu_hours_saved_by_prefix'])} CPU-hours at each long run's own "
-            "cost per step)."
-        )
-    return lines
 
 
 def _experiment(section: Section) -> str:
