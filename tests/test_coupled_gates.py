@@ -154,3 +154,38 @@ def test_the_ledger_rows_read_the_table():
     findings = [c for c in load_claims(REPO / "workflow/resources/new_findings.yaml") if c.experiment == "G8"]
     assert findings and {c.question for c in findings} == {"coupled_gates"}
     assert {table for c in findings for table in c.tables()} == {TABLE}
+
+
+def test_the_ledger_rows_take_the_seeds_paired():
+    """At the grid's ten seeds G8's rows read its model rows seed by seed (the tie's cost is
+    the median of cifg_w - lstm at each seed, paired, with its share of seed bootstraps),
+    never the difference of the medians alone; the table's median row is no seed."""
+    from gatedrnn.claims.judge import judge
+
+    rng = np.random.default_rng(7)
+    losses = {"lstm": 1.575, "cifg_same_width": 1.582, "cifg_same_budget": 1.566, "gru_same_budget": 1.5662}
+    rows = []
+    for role, centre in losses.items():
+        seeds = centre + rng.normal(0, 0.004, size=10)
+        rows += [{"kind": "model", "role": role, "seed": str(s), "best_val_loss": seeds[s],
+                  "half_life_median": 0.7 + 0.01 * s} for s in range(10)]  # fmt: skip
+        # the table's median row: the seeds' median (a loss of 9 would show if read as a seed)
+        rows.append({"kind": "model", "role": role, "seed": "median", "best_val_loss": 9.0,
+                     "half_life_median": statistics.median(0.7 + 0.01 * s for s in range(10))})  # fmt: skip
+    table = pd.DataFrame(rows)
+    by_seed = table[table.seed != "median"].pivot(index="seed", columns="role", values="best_val_loss")
+    findings = {
+        c.id: c for c in load_claims(REPO / "workflow/resources/new_findings.yaml") if c.experiment == "G8"
+    }
+    expected = {
+        "G8.tie.loss_difference": (by_seed.cifg_same_width - by_seed.lstm).median(),
+        "G8.width.loss_difference": (by_seed.cifg_same_budget - by_seed.cifg_same_width).median(),
+        "G8.gru_against_tied_lstm.loss_difference": (
+            by_seed.gru_same_budget - by_seed.cifg_same_budget
+        ).median(),
+        "G8.tied_lstm_budget.half_life_median": statistics.median(0.7 + 0.01 * s for s in range(10)),
+    }
+    for claim_id, value in expected.items():
+        row = judge(findings[claim_id], {TABLE: table})
+        assert row["verdict"] == "new" and "over 10 seeds" in row["reproduced"], row["reproduced"]
+        assert math.isclose(float(row["reproduced"].split(" ")[0]), value, rel_tol=1e-5), (claim_id, row)
