@@ -162,6 +162,8 @@ def test_analyses_made_again_after_a_code_change_take_over_only_the_files_they_c
     made_again = "- **Made again** by exact_math, with the bytes that changed (the stage that had each"
     assert f"{made_again} before): `t.csv` (study)." in lines
     assert len(machines(manifest)) == 1
+    manifest["stages"]["ledger"] = {"commit": "d" * 40, "files": ["claims.csv"]}  # derived, not remade
+    assert not any(line.startswith("| ledger |") for line in provenance(manifest))
 
 
 def test_file_owners_are_keyed_inside_reference_whatever_an_older_manifest_said(tmp_path):

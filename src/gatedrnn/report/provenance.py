@@ -53,7 +53,7 @@ def remaking_stages(manifest: dict) -> list[str]:
     """The collected stages of no kind in STAGES: runs that made earlier stages' analyses
     again after their code changed (``collect --remade``), in the order collected."""
     stages = manifest.get("stages", {})
-    names = [name for name in stages if stage_kind(name) not in STAGES]
+    names = [name for name in stages if stage_kind(name) not in STAGES and "remade" in stages[name]]
     return sorted(names, key=lambda name: stages[name].get("collected", ""))
 
 
