@@ -159,9 +159,11 @@ def reference_answer(reference: Path, config: dict, workflow: Path, ledger: bool
         reference_regimes(reference, config), pd.read_csv(again) if again.exists() else None
     )
     both = reference_both_rounds(reference, config)
+    names, confirm_seeds = Plan.from_config(config).claim_models, len(config["protocol"]["confirm"]["seeds"])
     if both is not None:  # round two's front, once its confirmation is in the reference
         front, regimes = both
-    names, confirm_seeds = Plan.from_config(config).claim_models, len(config["protocol"]["confirm"]["seeds"])
+        # confirmed against this config's confirmation, as round one's front is recomputed
+        front = front.assign(confirmed=front["seeds"] >= confirm_seeds)
     inputs = AnswerInputs(front, load_claims(published), tables, names, regimes, confirm_seeds)
     return render_answer(inputs, ledger)
 
