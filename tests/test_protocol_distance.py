@@ -29,7 +29,7 @@ from gatedrnn.claims.front import distance_table, on_front, regimes_to_confirm, 
 from gatedrnn.claims.scoreboard import regime_frame
 from gatedrnn.plan import Plan
 from gatedrnn.reference import load_config
-from gatedrnn.tables.regime_sweep import COLUMNS
+from gatedrnn.tables.regime_sweep import AVERAGED, COLUMNS
 
 REPO = Path(__file__).resolve().parents[1]
 REFERENCE = REPO / "reference" / "tables"
@@ -383,21 +383,7 @@ def test_the_answer_reads_both_rounds_once_round_two_is_in_the_reference(tmp_pat
     kept = rows.assign(regime=f"{base}__clip_norm0.25", best_val_loss=rows["best_val_loss"] + 0.001)
     lost = rows.assign(regime=f"{base}__clip_norm5", best_val_loss=math.nan, seeds=0, diverged_seeds=1,
                        diverged_at_step=4.0)  # fmt: skip
-    prefixes = (
-        "gate",
-        "input",
-        "forget",
-        "output",
-        "update",
-        "reset",
-        "half",
-        "units",
-        "corr",
-        "mean",
-        "last",
-    )
-    measured = [c for c in lost.columns if c.split("_")[0] in prefixes]
-    lost[measured] = math.nan  # a diverged model has no gates either
+    lost[[c for c in AVERAGED if c in lost.columns]] = math.nan  # a diverged model has no gates either
     second = pd.concat([kept, lost], ignore_index=True)
     planned = pd.DataFrame(
         [{"regime": f"{base}__clip_norm{v:g}", "from_regime": base, "axis": "clip_norm", "value": v}

@@ -17,7 +17,8 @@ STAGES = {
 }
 
 
-def _manifest(reference: Path) -> dict:
+def read_manifest(reference: Path) -> dict:
+    """``reference/manifest.json``; no stage while there is none."""
     path = reference / "manifest.json"
     return json.loads(path.read_text()) if path.exists() else {"stages": {}}
 

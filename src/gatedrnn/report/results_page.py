@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from gatedrnn.report.markdown import fmt, markdown_table, shares_judged, shown_columns
-from gatedrnn.report.provenance import STAGES, _manifest, collected, held, machines, provenance
+from gatedrnn.report.provenance import STAGES, collected, held, machines, provenance, read_manifest
 from gatedrnn.report.published_view import (
     HEADLINE_FIGURE,
     claims_of_table,
@@ -206,7 +206,7 @@ def render_results_page(reference: str | Path, workflow: str | Path = ".", ledge
     the published values the protocol section sets beside the reference's; ``ledger``: the
     claims ledger the page shows (:func:`gatedrnn.reference.page_ledger`), None before any."""
     reference, workflow = Path(reference), Path(workflow)
-    manifest = _manifest(reference)
+    manifest = read_manifest(reference)
     complete = (reference / "claims.csv").exists()
     out = [GENERATED, "", "# Results of the reference run", "",
            "Every number on this page is a cell of a table under `reference/tables/`, the committed "
@@ -257,7 +257,7 @@ def render_readme_summary(reference: str | Path, ledger=None) -> str:
     """The README's short block: what the reference run holds, whether the study's
     headline findings reproduce (the study's number beside ours), the headline figure."""
     reference = Path(reference)
-    manifest = _manifest(reference)
+    manifest = read_manifest(reference)
     stages = [s for s in STAGES if collected(manifest, s)]
     lines = [README_BEGIN]
     if not stages:
